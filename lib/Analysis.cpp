@@ -1,0 +1,26 @@
+#include "Analysis.h"
+
+#include "ModuleChecks.h"
+#include "SourceDiagnostics.h"
+
+#include <set>
+
+namespace tlc {
+
+llvm::Expected<Analysis> analyze(const std::vector<std::string>& inputs,
+                                 const FrontendOptions& options, const CudaToolkit& toolkit) {
+  auto units = parseInputs(inputs, options, toolkit, llvm::errs());
+  if (!units)
+    return units.takeError();
+  std::set<std::string> files;
+  for (const TranslationUnitFacts& unit : *units)
+    files.insert(unit.filesRead.begin(), unit.filesRead.end());
+
+  SourceDiagnostics diagnostics(llvm::errs(), options.color);
+  auto module = buildModule(std::move(*units), diagnostics);
+  if (!module)
+    return module.takeError();
+  return Analysis{std::move(*module), {files.begin(), files.end()}};
+}
+
+} // namespace tlc

@@ -1,0 +1,41 @@
+// Parsing inputs with Clang in CUDA device mode, one translation unit per input, concurrently.
+// Each unit's diagnostics are buffered and printed in input order, so the output is the same
+// whatever the scheduling.
+#pragma once
+
+#include "Extractor.h"
+#include "Toolchain.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+struct FrontendOptions {
+  std::vector<std::string> includeDirs; // -I
+  std::vector<std::string> defines;     // -D NAME[=VALUE]
+  std::string standard = "c++17";       // -std (nvcc's default dialect)
+  std::string arch;                     // sm_XX to parse for; "" = nvcc's default
+  std::vector<std::string> extraArgs;   // after `--`, passed to Clang verbatim
+  std::string tlcIncludeDir;            // folder holding tlc/annotations.h
+  unsigned jobs = 0;                    // parallel parses; 0 = hardware threads
+  bool color = false;                   // ANSI colors in diagnostics
+};
+
+// nvcc's default target when no --arch is given (sm_75 since CUDA 13.0).
+std::string defaultArch(const CudaToolkit& toolkit);
+
+// The Clang command line for one input (argv[0] included), exposed for tests and `-v`.
+std::vector<std::string> clangCommandLine(const std::string& input, const FrontendOptions& options,
+                                          const CudaToolkit& toolkit);
+
+// Parses every input and extracts its facts. Diagnostics of all inputs go to `diagnostics` in
+// input order. If any input has errors, returns a reported InputError after all are printed.
+llvm::Expected<std::vector<TranslationUnitFacts>>
+parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
+            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics);
+
+} // namespace tlc

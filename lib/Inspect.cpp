@@ -1,0 +1,29 @@
+#include "Analysis.h"
+#include "Commands.h"
+#include "InspectTable.h"
+#include "ModelJson.h"
+
+namespace tlc {
+
+llvm::Error runInspect(const InspectOptions& options, llvm::raw_ostream& out) {
+  auto toolkit = findCudaToolkit(options.sources.cudaPath);
+  if (!toolkit)
+    return toolkit.takeError();
+  auto analysis = analyze(options.sources.inputs, options.sources.frontend, *toolkit);
+  if (!analysis)
+    return analysis.takeError();
+  if (!options.json) {
+    printKernelTable(analysis->module, out);
+    return llvm::Error::success();
+  }
+  auto cuda = nvccVersion(*toolkit);
+  if (!cuda)
+    return cuda.takeError();
+  std::string arch = options.sources.frontend.arch.empty() ? defaultArch(*toolkit)
+                                                           : options.sources.frontend.arch;
+  ToolVersions versions{tlcVersion(), clangVersion(), *cuda};
+  out << moduleDocument(analysis->module, versions, arch).dump(2) << "\n";
+  return llvm::Error::success();
+}
+
+} // namespace tlc

@@ -1,0 +1,19 @@
+// Where tlc's data lives relative to its binary: <prefix>/bin/tlc, <prefix>/share/tlc/templates,
+// <prefix>/include/tlc/annotations.h. The build tree mirrors this layout.
+#pragma once
+
+#include <string>
+
+namespace tlc {
+
+struct InstallLayout {
+  std::string prefix;
+
+  std::string templatesDir() const { return prefix + "/share/tlc/templates"; }
+  std::string includeDir() const { return prefix + "/include"; }
+};
+
+// The layout of the running executable (`argv0` helps where /proc is unavailable).
+InstallLayout installLayoutOf(const char* argv0);
+
+} // namespace tlc

@@ -1,0 +1,169 @@
+// The module model: everything tlc knows about a set of .cu files after parsing and checking.
+// Data flows one way: parse (Frontend) -> extract (Extractor) -> merge and check (ModuleChecks)
+// -> render (Render) -> build (Build). `inspect --json` prints this model; the launcher templates
+// are filled from the same JSON plus build facts (docs/model-schema.md documents it).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+struct SourceLocation {
+  std::string file; // as Clang names it: the path given on the command line or found via -I
+  unsigned line = 0;
+  unsigned column = 0;
+
+  bool valid() const { return line != 0; }
+  std::string str() const; // "file:line:col"
+};
+
+// A C type as the generated header spells it. `const float* __restrict__` is
+// {base "float", baseConst, pointers [{restrict}]}. Pointers are listed innermost first.
+struct CType {
+  enum class Base { Void, Builtin, Half, BFloat16, Record, TensorMap };
+  struct Pointer {
+    bool isConst = false;
+    bool isRestrict = false;
+  };
+
+  Base baseKind = Base::Void;
+  std::string base; // "float", "unsigned int", "size_t"; for Record the mirror's name (unprefixed)
+  bool baseConst = false;
+  std::vector<Pointer> pointers;
+};
+
+enum class ParamKind { Pointer, Scalar, Record, TensorMap };
+
+// Scalar type names: bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64.
+struct ScalarInfo {
+  std::string type;
+  std::string enumName; // set when the parameter is an enum; `type` is then its underlying type
+};
+
+struct PointerInfo {
+  std::string pointee; // spelled pointee type without qualifiers, e.g. "float", "nn::Params"
+  bool pointeeConst = false;
+  bool isRestrict = false;
+};
+
+struct RecordRef {
+  std::string name;   // qualified C++ name
+  std::string cName;  // name of its C mirror in the header (after the module prefix)
+  std::string header; // file that declares it
+};
+
+// What TLC_TMA / TLC_TMA_IM2COL said about a tensor-map parameter (filled by the TMA issue's
+// parser; the raw text is kept so diagnostics can quote it).
+struct TensorMapSpec {
+  std::string mode;       // "tiled" or "im2col"
+  std::string text;       // the annotation string as written
+  SourceLocation location; // of the annotation
+  std::string dtype;      // short name, e.g. "bf16"
+  unsigned elementBits = 0;
+  unsigned rank = 0;
+  std::vector<int64_t> box;         // tiled: box dims, innermost first
+  std::vector<int64_t> elemStrides; // innermost first
+  std::string swizzle = "none";
+  std::string l2 = "none";
+  std::string oob = "none";
+  std::string interleave = "none";
+  std::vector<int64_t> lower, upper; // im2col corners (rank - 2 entries)
+  int64_t channels = 0, pixels = 0;  // im2col: channels per pixel, pixels per column
+};
+
+struct Param {
+  unsigned index = 0;
+  std::string name;          // declared name, or argN
+  std::string type;          // as spelled (template arguments substituted)
+  std::string canonicalType; // Clang's canonical spelling
+  uint64_t size = 0;         // device size in bytes
+  uint64_t align = 0;        // device alignment in bytes
+  ParamKind kind = ParamKind::Scalar;
+  CType ctype;
+  SourceLocation location;
+  PointerInfo pointer;                  // kind == Pointer
+  ScalarInfo scalar;                    // kind == Scalar
+  RecordRef record;                     // kind == Record
+  std::optional<TensorMapSpec> tensorMap; // kind == TensorMap, once annotated
+};
+
+struct TemplateArgument {
+  std::string kind;  // "type", "value"
+  std::string value; // "float", "4", "true"
+};
+
+struct LaunchBounds {
+  uint64_t maxThreads = 0;
+  std::optional<uint64_t> minBlocks;
+  std::optional<uint64_t> maxBlocksPerCluster;
+};
+
+struct Kernel {
+  std::string name;        // qualified C++ name, e.g. "nn::act::copy_vec"
+  std::string displayName; // with template arguments, e.g. "nn::act::copy_vec<float, 4>"
+  std::string symbol;      // exact device symbol: extern "C" name or Itanium mangling
+  bool externC = false;
+  bool weak = false;       // an inline definition or a template instantiation (WEAK in the cubin)
+  SourceLocation location; // the definition (a template's pattern for instantiations)
+  std::optional<SourceLocation> instantiatedAt; // explicit or implicit point of instantiation
+  std::vector<TemplateArgument> templateArgs;
+  std::optional<LaunchBounds> launchBounds;
+  std::optional<std::array<uint64_t, 3>> clusterDims;
+  std::string explicitName; // from TLC_NAME, "" if none
+  SourceLocation explicitNameLocation;
+  std::string launcher;     // C identifier of the launcher (NAME_<launcher>), set by naming
+  std::vector<Param> params;
+  std::vector<std::string> translationUnits; // inputs whose parse defined this kernel
+
+  bool isTemplateInstance() const { return !templateArgs.empty(); }
+  bool hasTensorMaps() const;
+};
+
+struct RecordField {
+  std::string name;
+  CType ctype;
+  uint64_t offset = 0;              // bytes
+  std::vector<uint64_t> arrayDims;  // `float v[2][3]` -> {2, 3}
+};
+
+// A struct passed by value (or pointed to) by some kernel, mirrored in the header as a C struct
+// with the device layout. Records that C cannot express field by field (bit-fields, unions,
+// base classes, over-aligned members) are mirrored as aligned bytes (`opaque`).
+struct Record {
+  std::string name;   // qualified C++ name
+  std::string cName;  // mirror name after the module prefix
+  std::string header; // file that declares it
+  SourceLocation location;
+  uint64_t size = 0;
+  uint64_t align = 0;
+  bool opaque = false;
+  std::vector<RecordField> fields;
+};
+
+// An externally visible device definition, for module-wide uniqueness checks.
+struct DeviceSymbol {
+  enum class Kind { Kernel, Variable, Function };
+  std::string symbol;
+  std::string name; // for messages: qualified C++ name
+  Kind kind = Kind::Function;
+  bool weak = false;          // inline, template instantiation: the same definition may repeat
+  SourceLocation location;
+  std::string definitionKey;  // fingerprint of the source text (see SourceFacts.h)
+  std::string translationUnit;
+};
+
+struct Module {
+  std::vector<std::string> inputs;
+  std::vector<Kernel> kernels;
+  std::vector<Record> records;
+  std::vector<std::string> otherEntries; // kernels from system headers: in the image, no launcher
+};
+
+const char* toString(ParamKind kind);
+const char* toString(DeviceSymbol::Kind kind);
+
+} // namespace tlc

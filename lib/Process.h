@@ -1,0 +1,28 @@
+// Running the tools tlc drives (nvcc, fatbinary, the host compiler): argv in, exit status and
+// combined output back. No shell is involved, so arguments are never re-split or globbed.
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+struct CommandResult {
+  int exitCode = 0;
+  std::string output; // stdout and stderr, interleaved as the tool wrote them
+};
+
+// Runs argv[0] (an absolute path or a name looked up in PATH) with the given arguments and waits.
+// Fails (ToolchainError) only when the program cannot be started; a non-zero exit is a result.
+llvm::Expected<CommandResult> runCommand(llvm::ArrayRef<std::string> argv);
+
+// The command as a shell would need it typed, for `-v` and the manifest.
+std::string shellQuote(llvm::ArrayRef<std::string> argv);
+
+// Looks up a program by name in PATH (or checks an explicit path); ToolchainError if missing.
+llvm::Expected<std::string> findProgram(llvm::StringRef nameOrPath);
+
+} // namespace tlc

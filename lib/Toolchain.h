@@ -1,0 +1,44 @@
+// The external tools tlc drives and their versions: the CUDA toolkit (chosen by --cuda-path, then
+// CUDA_PATH / CUDA_HOME, then /usr/local/cuda), the Clang tlc was built with, the host compiler.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tlc {
+
+struct CudaToolkit {
+  std::string root;        // e.g. /usr/local/cuda
+  std::string nvcc;        // root/bin/nvcc
+  std::string fatbinary;   // root/bin/fatbinary
+  std::string includeDir;  // root/include (holds cuda.h)
+  int cudaVersion = 0;     // CUDA_VERSION from cuda.h, e.g. 13000
+  std::string source;      // how it was chosen: "--cuda-path", "CUDA_PATH", ...
+
+  std::string versionString() const; // "13.0"
+};
+
+// Locates and validates a toolkit; ToolchainError naming where it looked if none is usable.
+llvm::Expected<CudaToolkit> findCudaToolkit(const std::string& explicitPath);
+
+// `nvcc --version`'s release line, e.g. "13.0.88"; ToolchainError if nvcc does not run.
+llvm::Expected<std::string> nvccVersion(const CudaToolkit& toolkit);
+
+// The Clang library tlc links, e.g. "22.1.8".
+std::string clangVersion();
+
+// Where Clang's own headers (CUDA wrappers) are; baked in at build time.
+std::string clangResourceDir();
+
+// The host C++ compiler used for launcher libraries: $CXX, else `c++`.
+struct HostCompiler {
+  std::string path;
+  std::string version; // first line of `--version`
+};
+llvm::Expected<HostCompiler> findHostCompiler();
+
+// tlc's own version, e.g. "0.1.0".
+const char* tlcVersion();
+
+} // namespace tlc

@@ -1,0 +1,22 @@
+#include "Commands.h"
+#include "Error.h"
+#include "Toolchain.h"
+
+namespace tlc {
+
+void printVersion(const std::string& cudaPath, llvm::raw_ostream& out) {
+  out << "tlc " << tlcVersion() << "\n";
+  out << "clang " << clangVersion() << " (" << clangResourceDir() << ")\n";
+  auto toolkit = findCudaToolkit(cudaPath);
+  if (!toolkit) {
+    out << "cuda: not found: " << summarize(toolkit.takeError()).message << "\n";
+    return;
+  }
+  auto release = nvccVersion(*toolkit);
+  out << "cuda " << (release ? *release : toolkit->versionString()) << " (" << toolkit->root
+      << ")\n";
+  if (!release)
+    llvm::consumeError(release.takeError());
+}
+
+} // namespace tlc

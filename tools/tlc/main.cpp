@@ -1,0 +1,120 @@
+// tlc's command line: parses arguments into the library's option structs and calls the command.
+// Everything else lives in lib/.
+#include "Commands.h"
+#include "Error.h"
+#include "InstallLayout.h"
+#include "Terminal.h"
+
+#include <CLI/CLI.hpp>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kUsageError = static_cast<int>(tlc::ExitCode::UsageError);
+
+// Arguments after `--` belong to Clang, not to tlc: split them off before CLI11 sees them.
+// nvcc users type `-std=c++20`; accept it as `--std=c++20`.
+std::vector<std::string> tlcArguments(int argc, char** argv, std::vector<std::string>& clangArgs) {
+  std::vector<std::string> args;
+  bool forClang = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (forClang) {
+      clangArgs.push_back(arg);
+    } else if (arg == "--") {
+      forClang = true;
+    } else {
+      if (arg.rfind("-std=", 0) == 0)
+        arg = "-" + arg;
+      args.push_back(arg);
+    }
+  }
+  std::reverse(args.begin(), args.end()); // CLI11 takes its vector in reverse order
+  return args;
+}
+
+void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
+  command.add_option("files", options.inputs, "CUDA source files (.cu)")->required();
+  command.add_option("-I", options.frontend.includeDirs, "Add an include directory");
+  command.add_option("-D", options.frontend.defines, "Define a macro: NAME or NAME=VALUE");
+  command
+      .add_option("--std", options.frontend.standard, "C++ dialect (c++17, c++20)")
+      ->check(CLI::IsMember({"c++11", "c++14", "c++17", "c++20"}))
+      ->capture_default_str();
+  command
+      .add_option("--arch", options.frontend.arch,
+                  "GPU to parse for, sm_XX[a|f] (default: nvcc's default, sm_75 with CUDA 13)")
+      ->check(CLI::Validator(
+          [](const std::string& value) {
+            return std::regex_match(value, std::regex("sm_[0-9]+[af]?"))
+                       ? std::string()
+                       : "expected sm_XX, sm_XXa or sm_XXf, got '" + value + "'";
+          },
+          "sm_XX"));
+  command.add_option("--cuda-path", options.cudaPath,
+                     "CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)");
+  command.add_option("-j,--jobs", options.frontend.jobs, "Parallel jobs (default: all cores)")
+      ->check(CLI::PositiveNumber);
+  command.add_flag("-v,--verbose", options.verbose, "Print every command tlc runs");
+}
+
+int finish(llvm::Error error) { return static_cast<int>(tlc::reportErrors(std::move(error))); }
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> clangArgs;
+  std::vector<std::string> args = tlcArguments(argc, argv, clangArgs);
+  tlc::InstallLayout layout = tlc::installLayoutOf(argv[0]);
+
+  CLI::App app{"tlc: ahead-of-time compiler for CUDA kernels.\n"
+               "Arguments after `--` are passed to Clang when parsing.",
+               "tlc"};
+  app.require_subcommand(0, 1);
+  bool showVersion = false;
+  std::string versionCudaPath;
+  app.add_flag("--version", showVersion, "Print the versions of tlc, Clang and CUDA");
+  app.add_option("--cuda-path", versionCudaPath, "CUDA toolkit for --version");
+
+  tlc::InspectOptions inspect;
+  CLI::App* inspectCommand =
+      app.add_subcommand("inspect", "List every kernel of the given files: a table, or --json");
+  addSourceOptions(*inspectCommand, inspect.sources);
+  inspectCommand->add_flag("--json", inspect.json, "Print the module model as JSON");
+
+  tlc::SourceOptions check;
+  CLI::App* checkCommand = app.add_subcommand(
+      "check", "Check that device symbols and launcher names are unique across the files");
+  addSourceOptions(*checkCommand, check);
+
+  try {
+    app.parse(args);
+  } catch (const CLI::Success& e) {
+    return app.exit(e); // --help
+  } catch (const CLI::ParseError& e) {
+    tlc::printToolMessage(tlc::MessageKind::Error,
+                          std::string(e.what()) + " (run 'tlc --help' for usage)");
+    return kUsageError;
+  }
+
+  if (showVersion) {
+    tlc::printVersion(versionCudaPath, llvm::outs());
+    return 0;
+  }
+  bool color = tlc::stderrWantsColor();
+  for (tlc::SourceOptions* options : {&inspect.sources, &check}) {
+    options->frontend.extraArgs = clangArgs;
+    options->frontend.color = color;
+    options->frontend.tlcIncludeDir = layout.includeDir();
+  }
+  if (*inspectCommand)
+    return finish(tlc::runInspect(inspect, llvm::outs()));
+  if (*checkCommand)
+    return finish(tlc::runCheck(check, llvm::outs()));
+
+  llvm::errs() << app.help();
+  return kUsageError;
+}
