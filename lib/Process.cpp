@@ -12,6 +12,8 @@
 #include <optional>
 #include <unistd.h>
 
+extern char** environ;
+
 namespace tlc {
 
 llvm::Expected<std::string> findProgram(llvm::StringRef nameOrPath) {
@@ -26,38 +28,84 @@ llvm::Expected<std::string> findProgram(llvm::StringRef nameOrPath) {
   return *found;
 }
 
-llvm::Expected<CommandResult> runCommand(llvm::ArrayRef<std::string> argv) {
+static llvm::Expected<std::string> temporaryLog(llvm::StringRef prefix) {
+  llvm::SmallString<128> path;
+  int fd = -1;
+  if (auto ec = llvm::sys::fs::createTemporaryFile(prefix, "log", fd, path))
+    return toolchainError("cannot create a temporary file: " + ec.message());
+  ::close(fd);
+  return path.str().str();
+}
+
+static std::string slurp(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+llvm::Expected<CommandResult> runCommand(llvm::ArrayRef<std::string> argv,
+                                         const RunOptions& options) {
   if (argv.empty())
     return internalError("runCommand called with an empty command line");
   auto program = findProgram(argv.front());
   if (!program)
     return program.takeError();
 
-  // One temporary file takes both streams, so the user sees messages in the order written.
-  llvm::SmallString<128> outputPath;
-  int fd = -1;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("tlc-command", "log", fd, outputPath))
-    return toolchainError("cannot create a temporary file: " + ec.message());
-  ::close(fd);
-  auto removeLog = llvm::make_scope_exit([&] { llvm::sys::fs::remove(outputPath); });
+  // Temporary files rather than pipes: no deadlock on large outputs, and one file for both
+  // streams keeps messages in the order the tool wrote them.
+  auto outputPath = temporaryLog("tlc-stdout");
+  if (!outputPath)
+    return outputPath.takeError();
+  std::string errorsPath = *outputPath;
+  if (options.separateErrors) {
+    auto path = temporaryLog("tlc-stderr");
+    if (!path)
+      return path.takeError();
+    errorsPath = *path;
+  }
+  llvm::scope_exit removeLogs([&] {
+    llvm::sys::fs::remove(*outputPath);
+    llvm::sys::fs::remove(errorsPath);
+  });
 
   std::vector<llvm::StringRef> args(argv.begin(), argv.end());
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(outputPath),
-                                                llvm::StringRef(outputPath)};
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(*outputPath),
+                                                llvm::StringRef(errorsPath)};
+  std::optional<std::vector<llvm::StringRef>> environment;
+  if (options.environment)
+    environment.emplace(options.environment->begin(), options.environment->end());
   std::string errorText;
   bool executionFailed = false;
-  int status = llvm::sys::ExecuteAndWait(*program, args, std::nullopt, redirects, 0, 0, &errorText,
-                                         &executionFailed);
+  int status = llvm::sys::ExecuteAndWait(*program, args, environment, redirects, 0, 0,
+                                         &errorText, &executionFailed);
   if (executionFailed)
     return toolchainError("cannot run '" + *program + "': " + errorText);
 
   CommandResult result;
   result.exitCode = status;
-  if (auto buffer = llvm::MemoryBuffer::getFile(outputPath))
-    result.output = (*buffer)->getBuffer().str();
-  if (status < 0 && result.output.empty())
-    result.output = errorText;
+  result.output = slurp(*outputPath);
+  if (options.separateErrors)
+    result.errors = slurp(errorsPath);
+  if (status < 0) // killed by a signal: say which
+    (options.separateErrors ? result.errors : result.output) += errorText + "\n";
   return result;
+}
+
+std::vector<std::string> environmentWith(llvm::ArrayRef<std::string> overrides) {
+  std::vector<std::string> environment;
+  auto overridden = [&](llvm::StringRef entry) {
+    llvm::StringRef name = entry.split('=').first;
+    for (llvm::StringRef o : overrides)
+      if (o.split('=').first == name)
+        return true;
+    return false;
+  };
+  for (char** entry = environ; *entry; ++entry)
+    if (!overridden(*entry))
+      environment.push_back(*entry);
+  for (const std::string& o : overrides)
+    if (llvm::StringRef(o).contains('='))
+      environment.push_back(o);
+  return environment;
 }
 
 static bool needsQuoting(llvm::StringRef arg) {

@@ -5,6 +5,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,23 @@ namespace tlc {
 
 struct CommandResult {
   int exitCode = 0;
-  std::string output; // stdout and stderr, interleaved as the tool wrote them
+  std::string output; // stdout, with stderr interleaved as written unless separated
+  std::string errors; // stderr when RunOptions::separateErrors
+};
+
+struct RunOptions {
+  bool separateErrors = false;
+  // Replaces the environment when set ("NAME=value" entries).
+  std::optional<std::vector<std::string>> environment;
 };
 
 // Runs argv[0] (an absolute path or a name looked up in PATH) with the given arguments and waits.
 // Fails (ToolchainError) only when the program cannot be started; a non-zero exit is a result.
-llvm::Expected<CommandResult> runCommand(llvm::ArrayRef<std::string> argv);
+llvm::Expected<CommandResult> runCommand(llvm::ArrayRef<std::string> argv,
+                                         const RunOptions& options = {});
+
+// The current environment with `overrides` ("NAME=value", or "NAME" to remove) applied.
+std::vector<std::string> environmentWith(llvm::ArrayRef<std::string> overrides);
 
 // The command as a shell would need it typed, for `-v` and the manifest.
 std::string shellQuote(llvm::ArrayRef<std::string> argv);

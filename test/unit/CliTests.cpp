@@ -1,0 +1,154 @@
+// The tlc binary as users run it: exit codes, diagnostics with locations, JSON output.
+#include "TestSupport.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace tlc::test;
+using Catch::Contains;
+
+TEST_CASE("tlc --version names tlc, Clang and CUDA", "[cli]") {
+  ToolRun run = runTlc({"--version"});
+  CHECK(run.exitCode == 0);
+  CHECK_THAT(run.out, Contains("tlc 0."));
+  CHECK_THAT(run.out, Contains("clang 22."));
+  CHECK_THAT(run.out, Contains("cuda 13."));
+}
+
+TEST_CASE("inspect --json on a two-file module prints one JSON document", "[cli]") {
+  ToolRun run = runTlc({"inspect", "--json", "--arch", "sm_90a", fixture("module/a.cu"),
+                        fixture("module/b.cu")});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  nlohmann::json document = nlohmann::json::parse(run.out);
+  CHECK(document["schema"] == "tlc.module");
+  CHECK(document["kernels"].size() == 5);
+  CHECK(document["inputs"].size() == 2);
+  CHECK_FALSE(document["clang_version"].get<std::string>().empty());
+  CHECK(run.err.empty());
+}
+
+TEST_CASE("inspect prints a readable table", "[cli]") {
+  ToolRun run = runTlc({"inspect", fixture("module/a.cu")});
+  REQUIRE(run.exitCode == 0);
+  CHECK_THAT(run.out, Contains("LAUNCHER"));
+  CHECK_THAT(run.out, Contains("shared_template_int"));
+  CHECK_THAT(run.out, Contains("symbol _Z15shared_templateIiEvPT_"));
+  CHECK_THAT(run.out, Contains("3 kernels in 1 file"));
+}
+
+TEST_CASE("internal-linkage kernels are errors with location and reason", "[cli]") {
+  ToolRun run = runTlc({"check", fixture("errors/internal.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("internal.cu:1:24: error: kernel 'hidden_static' has internal "
+                               "linkage (it is declared 'static')"));
+  CHECK_THAT(run.err, Contains("internal.cu:3:17: error: kernel '(anonymous "
+                               "namespace)::hidden_anonymous' has internal linkage (it is "
+                               "declared in an anonymous namespace)"));
+  CHECK_THAT(run.err, Contains("^"));
+}
+
+TEST_CASE("a syntax error exits 1 with its location", "[cli]") {
+  ToolRun run = runTlc({"inspect", fixture("errors/syntax.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("syntax.cu:2:9: error: expected ';' after expression"));
+  CHECK(run.out.empty());
+}
+
+TEST_CASE("errors of all files are reported, not just the first", "[cli]") {
+  ToolRun run = runTlc({"check", fixture("errors/syntax.cu"), fixture("errors/internal.cu"),
+                        fixture("errors/unsupported.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("syntax.cu:2:9: error"));
+  CHECK_THAT(run.err, Contains("internal.cu:1:24: error"));
+  CHECK_THAT(run.err, Contains("unsupported.cu:5:35: error"));
+}
+
+TEST_CASE("unsupported parameters are errors naming the parameter", "[cli]") {
+  ToolRun run = runTlc({"check", fixture("errors/unsupported.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("unsupported.cu:5:35: error: parameter 'o' of kernel "
+                               "'takes_owner' has type 'Owner', which tlc cannot pass: 'Owner' is "
+                               "not trivially copyable"));
+  CHECK_THAT(run.err, Contains("parameter 'r' of kernel 'takes_owner' has type 'int &'"));
+  CHECK_THAT(run.err, Contains("parameter 'x' of kernel 'takes_owner' has type 'long double'"));
+}
+
+TEST_CASE("cross-file duplicates name both definitions", "[cli]") {
+  ToolRun run = runTlc({"check", fixture("errors/conflict_a.cu"), fixture("errors/conflict_b.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("conflict_b.cu:1:16: error: device symbol 'counter' is defined in "
+                               "both"));
+  CHECK_THAT(run.err, Contains("conflict_a.cu:1:16: note: first defined here"));
+  CHECK_THAT(run.err, Contains("conflict_b.cu:2:17: error: device symbol '_Z7collidePi' (kernel "
+                               "'collide') is defined in both"));
+  CHECK_THAT(run.err, Contains("conflict_a.cu:2:17: note: first defined here"));
+}
+
+TEST_CASE("a non-inline kernel in a header included by two files is a conflict", "[cli]") {
+  ToolRun run =
+      runTlc({"check", fixture("errors/header_user_a.cu"), fixture("errors/header_user_b.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("header_kernel.cuh:2:17: error: device symbol '_Z9in_headerPi'"));
+  CHECK_THAT(run.err, Contains("note: both inputs include this definition"));
+}
+
+TEST_CASE("the same template instantiation in two files is not a conflict", "[cli]") {
+  ToolRun run = runTlc({"check", fixture("module/a.cu"), fixture("module/b.cu")});
+  INFO(run.err);
+  CHECK(run.exitCode == 0);
+  CHECK_THAT(run.out, Contains("ok: 5 kernels"));
+}
+
+TEST_CASE("uninstantiated kernel templates warn and get no launcher", "[cli]") {
+  ToolRun run = runTlc({"inspect", fixture("errors/uninstantiated.cu")});
+  CHECK(run.exitCode == 0);
+  CHECK_THAT(run.err, Contains("uninstantiated.cu:1:39: warning: kernel template 'never_used' is "
+                               "never instantiated"));
+  CHECK_THAT(run.out, Contains("1 kernel in 1 file"));
+}
+
+TEST_CASE("launcher name collisions and bad TLC_NAMEs are errors", "[cli]") {
+  ToolRun bad = runTlc({"check", fixture("errors/bad_name.cu")});
+  CHECK(bad.exitCode == 1);
+  CHECK_THAT(bad.err, Contains("bad_name.cu:2:17: error: TLC_NAME(\"not an identifier\") is not "
+                               "a valid C identifier"));
+
+  ToolRun run = runTlc({"check", fixture("errors/names.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("error: launcher name 'same' of kernel 'second' collides with "
+                               "kernel 'first'"));
+  CHECK_THAT(run.err, Contains("note: kernel 'first' is named 'same' here"));
+  CHECK_THAT(run.err, Contains("names.cu:4:17: error: launcher name 'load' of kernel 'load' is "
+                               "taken by the launcher API"));
+}
+
+TEST_CASE("usage errors exit 2, missing inputs 1, a missing toolkit 3", "[cli]") {
+  ToolRun badFlag = runTlc({"inspect", "--no-such-flag", fixture("module/a.cu")});
+  CHECK(badFlag.exitCode == 2);
+  CHECK_THAT(badFlag.err, Contains("tlc: error: "));
+
+  ToolRun badArch = runTlc({"inspect", "--arch", "volta", fixture("module/a.cu")});
+  CHECK(badArch.exitCode == 2);
+
+  ToolRun noCommand = runTlc({});
+  CHECK(noCommand.exitCode == 2);
+
+  ToolRun missing = runTlc({"inspect", fixture("errors/does_not_exist.cu")});
+  CHECK(missing.exitCode == 1);
+  CHECK_THAT(missing.err, Contains("tlc: error: no such file: "));
+
+  ToolRun noToolkit = runTlc({"inspect", "--cuda-path", "/nonexistent", fixture("module/a.cu")});
+  CHECK(noToolkit.exitCode == 3);
+  CHECK_THAT(noToolkit.err, Contains("tlc: error: CUDA toolkit not usable at '/nonexistent'"));
+
+  ToolRun fromEnvironment = runTlc({"inspect", fixture("module/a.cu")}, {"CUDA_PATH=/nowhere"});
+  CHECK(fromEnvironment.exitCode == 3);
+  CHECK_THAT(fromEnvironment.err, Contains("(chosen by CUDA_PATH)"));
+}
+
+TEST_CASE("diagnostics are plain text when not on a terminal or with NO_COLOR", "[cli]") {
+  ToolRun run = runTlc({"check", fixture("errors/internal.cu")}, {"NO_COLOR=1"});
+  CHECK(run.exitCode == 1);
+  CHECK(run.err.find('\x1b') == std::string::npos);
+}

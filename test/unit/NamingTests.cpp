@@ -1,0 +1,92 @@
+// Launcher names and C identifiers, on synthetic kernels (no parsing needed).
+#include "LauncherNames.h"
+#include "ParameterTypes.h"
+#include "SourceDiagnostics.h"
+
+#include <catch2/catch.hpp>
+
+using namespace tlc;
+
+namespace {
+
+Kernel kernel(const std::string& name, std::vector<std::string> paramTypes,
+              std::vector<std::string> templateArgs = {}, const std::string& explicitName = "") {
+  Kernel k;
+  k.name = name;
+  k.displayName = name;
+  k.explicitName = explicitName;
+  for (const std::string& value : templateArgs)
+    k.templateArgs.push_back({"type", value});
+  unsigned index = 0;
+  for (const std::string& type : paramTypes) {
+    Param p;
+    p.index = index++;
+    p.canonicalType = type;
+    k.params.push_back(p);
+  }
+  return k;
+}
+
+std::vector<std::string> launchers(std::vector<Kernel> kernels, bool& ok, std::string& messages) {
+  llvm::raw_string_ostream os(messages);
+  SourceDiagnostics diagnostics(os, false);
+  ok = assignLauncherNames(kernels, diagnostics);
+  std::vector<std::string> names;
+  for (const Kernel& k : kernels)
+    names.push_back(k.launcher);
+  return names;
+}
+
+} // namespace
+
+TEST_CASE("C identifiers from C++ spellings", "[naming]") {
+  CHECK(identifierFrom("nn::act::gelu") == "nn_act_gelu");
+  CHECK(identifierFrom("copy_vec<float, 4>") == "copy_vec_float_4");
+  CHECK(identifierFrom("const float *") == "const_float_ptr");
+  CHECK(identifierFrom("-1") == "m1");
+  CHECK(identifierFrom("unsigned int") == "unsigned_int");
+  CHECK(identifierFrom("Vec<Vec<int, 2>, 3>") == "Vec_Vec_int_2_3");
+  CHECK(identifierFrom("a::b__c") == "a_b_c");
+}
+
+TEST_CASE("launcher names: plain, namespaced, template, overloads, explicit", "[naming]") {
+  bool ok = false;
+  std::string messages;
+  auto names = launchers({kernel("saxpy", {"float"}), kernel("nn::act::gelu", {"float *"}),
+                          kernel("copy_vec", {"float *"}, {"float", "4"}),
+                          kernel("scale", {"float *", "float"}),
+                          kernel("scale", {"double *", "double"}),
+                          kernel("noargs", {}, {}, ""), kernel("k", {"int"}, {}, "custom")},
+                         ok, messages);
+  CHECK(ok);
+  CHECK(names == std::vector<std::string>{"saxpy", "nn_act_gelu", "copy_vec_float_4",
+                                          "scale_float_ptr_float", "scale_double_ptr_double",
+                                          "noargs", "custom"});
+}
+
+TEST_CASE("overload suffixes do not depend on declaration order", "[naming]") {
+  bool ok = false;
+  std::string messages;
+  auto forward = launchers({kernel("f", {"int *"}), kernel("f", {"const int *__restrict"})}, ok,
+                           messages);
+  auto backward = launchers({kernel("f", {"const int *__restrict"}), kernel("f", {"int *"})}, ok,
+                            messages);
+  CHECK(forward[0] == backward[1]);
+  CHECK(forward[1] == backward[0]);
+  CHECK(forward[1] == "f_const_int_ptr");
+}
+
+TEST_CASE("remaining collisions and reserved names are errors naming both kernels", "[naming]") {
+  bool ok = true;
+  std::string messages;
+  Kernel first = kernel("first", {"int *"}, {}, "same");
+  first.displayName = "first";
+  Kernel second = kernel("second", {"float *"}, {}, "same");
+  second.displayName = "second";
+  launchers({first, second, kernel("load", {"int *"})}, ok, messages);
+  CHECK_FALSE(ok);
+  CHECK_THAT(messages, Catch::Contains("launcher name 'same' of kernel 'second' collides with "
+                                       "kernel 'first'"));
+  CHECK_THAT(messages, Catch::Contains("launcher name 'load' of kernel 'load' is taken by the "
+                                       "launcher API"));
+}

@@ -1,0 +1,64 @@
+#include "TestSupport.h"
+
+#include "Error.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <catch2/catch.hpp>
+
+namespace tlc::test {
+
+std::string fixture(const std::string& relative) {
+  return std::string(TLC_FIXTURES_DIR) + "/" + relative;
+}
+
+std::string scratchDir(const std::string& name) {
+  std::string dir = std::string(TLC_TEST_SCRATCH_DIR) + "/" + name;
+  llvm::sys::fs::remove_directories(dir);
+  REQUIRE(!llvm::sys::fs::create_directories(dir));
+  return dir;
+}
+
+ToolRun runTlc(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  std::vector<std::string> argv = {TLC_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.separateErrors = true;
+  options.environment = environmentWith(env);
+  auto result = runCommand(argv, options);
+  REQUIRE_EXPECTED(result);
+  return {result->exitCode, result->output, result->errors};
+}
+
+FrontendOptions frontendFor(const std::string& arch) {
+  FrontendOptions options;
+  options.arch = arch;
+  options.tlcIncludeDir = TLC_STAGED_INCLUDE_DIR;
+  return options;
+}
+
+Analysis analyzeOk(const std::vector<std::string>& inputs, const std::string& arch) {
+  auto toolkit = findCudaToolkit("");
+  REQUIRE_EXPECTED(toolkit);
+  auto analysis = analyze(inputs, frontendFor(arch), *toolkit);
+  REQUIRE_EXPECTED(analysis);
+  return std::move(*analysis);
+}
+
+const Kernel& kernelNamed(const Module& module, const std::string& displayName) {
+  for (const Kernel& kernel : module.kernels)
+    if (kernel.displayName == displayName)
+      return kernel;
+  FAIL("no kernel named " << displayName);
+  return module.kernels.front();
+}
+
+bool toolkitAvailable() {
+  auto toolkit = findCudaToolkit("");
+  if (toolkit)
+    return true;
+  llvm::consumeError(toolkit.takeError());
+  return false;
+}
+
+} // namespace tlc::test

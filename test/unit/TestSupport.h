@@ -1,0 +1,41 @@
+// Helpers shared by the unit tests: fixture paths, running the tlc binary, parsing fixtures
+// through the library.
+#pragma once
+
+#include "Analysis.h"
+#include "Error.h"
+#include "Process.h"
+
+#include <string>
+#include <vector>
+
+// Fails the test with the error's message unless `expected` holds a value.
+#define REQUIRE_EXPECTED(expected)                                                                \
+  do {                                                                                             \
+    if (!(expected))                                                                               \
+      FAIL(::tlc::summarize((expected).takeError()).message);                                      \
+  } while (false)
+
+namespace tlc::test {
+
+std::string fixture(const std::string& relative);
+std::string scratchDir(const std::string& name); // fresh, empty folder for one test
+
+struct ToolRun {
+  int exitCode = 0;
+  std::string out;
+  std::string err;
+};
+// Runs the tlc binary under test with `args`; environment overrides as "NAME=value".
+ToolRun runTlc(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+
+FrontendOptions frontendFor(const std::string& arch = "sm_90a");
+
+// Parses and checks `inputs` through the library; fails the test on any error.
+Analysis analyzeOk(const std::vector<std::string>& inputs, const std::string& arch = "sm_90a");
+
+const Kernel& kernelNamed(const Module& module, const std::string& displayName);
+
+bool toolkitAvailable();
+
+} // namespace tlc::test
