@@ -8,8 +8,9 @@
 namespace tlc {
 
 llvm::Expected<Analysis> analyze(const std::vector<std::string>& inputs,
-                                 const FrontendOptions& options, const CudaToolkit& toolkit) {
-  auto units = parseInputs(inputs, options, toolkit, llvm::errs());
+                                 const FrontendOptions& options, const CudaToolkit& toolkit,
+                                 JobSlots* slots) {
+  auto units = parseInputs(inputs, options, toolkit, llvm::errs(), slots);
   if (!units)
     return units.takeError();
   std::set<std::string> files;

@@ -21,6 +21,7 @@ struct Analysis {
 // Diagnostics (Clang's and tlc's) go to stderr, colored as options.color says. On any error in
 // any input, all of them are printed and a reported InputError is returned.
 llvm::Expected<Analysis> analyze(const std::vector<std::string>& inputs,
-                                 const FrontendOptions& options, const CudaToolkit& toolkit);
+                                 const FrontendOptions& options, const CudaToolkit& toolkit,
+                                 JobSlots* slots = nullptr);
 
 } // namespace tlc

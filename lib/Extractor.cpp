@@ -1,6 +1,7 @@
 #include "Extractor.h"
 
 #include "Annotations.h"
+#include "Identifiers.h"
 #include "ClangDiagnostics.h"
 #include "ParameterTypes.h"
 #include "SourceFacts.h"
@@ -262,12 +263,6 @@ private:
       kernel.explicitNameLocation = presumedLocation(Context, annotation.location);
     }
     return true;
-  }
-
-  static bool isCIdentifier(llvm::StringRef name) {
-    if (name.empty() || llvm::isDigit(name.front()))
-      return false;
-    return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
   }
 
   bool readParameters(const clang::FunctionDecl& function, const std::string& displayName,

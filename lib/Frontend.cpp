@@ -10,7 +10,6 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 
 #include <memory>
@@ -146,9 +145,13 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
 
 } // namespace
 
+unsigned effectiveJobs(unsigned requested) {
+  return requested ? requested : llvm::hardware_concurrency().compute_thread_count();
+}
+
 llvm::Expected<std::vector<TranslationUnitFacts>>
 parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
-            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics) {
+            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics, JobSlots* slots) {
   for (const std::string& input : inputs) {
     if (!llvm::sys::fs::exists(input))
       return inputError("no such file: " + input);
@@ -156,14 +159,16 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
       return inputError("'" + input + "' is a directory, expected a .cu file");
   }
 
+  JobSlots ownSlots(effectiveJobs(options.jobs));
+  JobSlots& pool = slots ? *slots : ownSlots;
   std::vector<UnitOutcome> outcomes(inputs.size());
-  {
-    unsigned jobs = options.jobs ? options.jobs : llvm::hardware_concurrency().compute_thread_count();
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(std::min<size_t>(jobs, inputs.size())));
-    for (size_t i = 0; i < inputs.size(); ++i)
-      pool.async([&, i] { outcomes[i] = parseOne(inputs[i], options, toolkit); });
-    pool.wait();
-  }
+  std::vector<std::function<void()>> tasks;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    tasks.push_back([&, i] {
+      SlotGuard slot(pool);
+      outcomes[i] = parseOne(inputs[i], options, toolkit);
+    });
+  runConcurrently(std::move(tasks));
 
   unsigned errors = 0;
   std::vector<TranslationUnitFacts> units;

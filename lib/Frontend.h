@@ -4,6 +4,7 @@
 #pragma once
 
 #include "Extractor.h"
+#include "Jobs.h"
 #include "Toolchain.h"
 
 #include "llvm/Support/Error.h"
@@ -21,7 +22,7 @@ struct FrontendOptions {
   std::string arch;                     // sm_XX to parse for; "" = nvcc's default
   std::vector<std::string> extraArgs;   // after `--`, passed to Clang verbatim
   std::string tlcIncludeDir;            // folder holding tlc/annotations.h
-  unsigned jobs = 0;                    // parallel parses; 0 = hardware threads
+  unsigned jobs = 0;                    // parallel jobs (-j); 0 = hardware threads
   bool color = false;                   // ANSI colors in diagnostics
 };
 
@@ -34,8 +35,13 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
 
 // Parses every input and extracts its facts. Diagnostics of all inputs go to `diagnostics` in
 // input order. If any input has errors, returns a reported InputError after all are printed.
+// `slots`, when given, bounds the parses together with other work; else options.jobs does.
 llvm::Expected<std::vector<TranslationUnitFacts>>
 parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
-            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics);
+            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics,
+            JobSlots* slots = nullptr);
+
+// The number of parallel jobs `-j` asks for (all hardware threads when 0).
+unsigned effectiveJobs(unsigned requested);
 
 } // namespace tlc

@@ -1,6 +1,7 @@
 #include "LauncherNames.h"
 
 #include "ParameterTypes.h"
+#include "Identifiers.h"
 #include "SourceDiagnostics.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -46,17 +47,13 @@ static std::string baseName(const Kernel& kernel) {
 static std::string overloadSuffix(const Kernel& kernel) {
   if (kernel.params.empty())
     return "void";
-  std::string suffix;
-  for (const Param& param : kernel.params) {
-    std::string spelled = param.canonicalType;
-    for (const char* qualifier : {"__restrict", "restrict"})
-      for (size_t at; (at = spelled.find(qualifier)) != std::string::npos;)
-        spelled.erase(at, std::string(qualifier).size());
-    if (!suffix.empty())
-      suffix += "_";
-    suffix += identifierFrom(spelled);
-  }
-  return suffix;
+  std::string spelled;
+  for (const Param& param : kernel.params)
+    spelled += param.canonicalType + " ";
+  for (const char* qualifier : {"__restrict", "restrict"})
+    for (size_t at; (at = spelled.find(qualifier)) != std::string::npos;)
+      spelled.erase(at, std::string(qualifier).size());
+  return identifierFrom(spelled);
 }
 
 bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagnostics) {

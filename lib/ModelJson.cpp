@@ -36,6 +36,7 @@ json toJson(const CType& type) {
     pointers.push_back({{"const", pointer.isConst}, {"restrict", pointer.isRestrict}});
   return {{"base", type.base},
           {"base_kind", baseKindName(type.baseKind)},
+          {"is_mirror", type.baseKind == CType::Base::Record},
           {"const", type.baseConst},
           {"pointers", pointers}};
 }

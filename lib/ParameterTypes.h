@@ -40,8 +40,4 @@ private:
   llvm::DenseMap<const clang::RecordDecl*, std::string> Mirrored;
 };
 
-// A C identifier from arbitrary C++ spelling: "nn::Vec<float, 4>" -> "nn_Vec_float_4",
-// "const float *" -> "const_float_ptr", "-1" -> "m1". Shared by record mirrors and launchers.
-std::string identifierFrom(const std::string& spelling);
-
 } // namespace tlc

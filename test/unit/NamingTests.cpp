@@ -1,6 +1,6 @@
 // Launcher names and C identifiers, on synthetic kernels (no parsing needed).
 #include "LauncherNames.h"
-#include "ParameterTypes.h"
+#include "Identifiers.h"
 #include "SourceDiagnostics.h"
 
 #include <catch2/catch.hpp>
@@ -47,6 +47,7 @@ TEST_CASE("C identifiers from C++ spellings", "[naming]") {
   CHECK(identifierFrom("unsigned int") == "unsigned_int");
   CHECK(identifierFrom("Vec<Vec<int, 2>, 3>") == "Vec_Vec_int_2_3");
   CHECK(identifierFrom("a::b__c") == "a_b_c");
+  CHECK(identifierFrom("__half *") == "half_ptr");
 }
 
 TEST_CASE("launcher names: plain, namespaced, template, overloads, explicit", "[naming]") {

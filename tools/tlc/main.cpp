@@ -16,7 +16,8 @@ namespace {
 constexpr int kUsageError = static_cast<int>(tlc::ExitCode::UsageError);
 
 // Arguments after `--` belong to Clang, not to tlc: split them off before CLI11 sees them.
-// nvcc users type `-std=c++20`; accept it as `--std=c++20`.
+// nvcc users type `-std=c++20`; accept it as `--std=c++20`. `-Xnvcc FLAG` takes the next
+// argument whatever it looks like (it usually starts with '-'), so it is joined here.
 std::vector<std::string> tlcArguments(int argc, char** argv, std::vector<std::string>& clangArgs) {
   std::vector<std::string> args;
   bool forClang = false;
@@ -26,14 +27,26 @@ std::vector<std::string> tlcArguments(int argc, char** argv, std::vector<std::st
       clangArgs.push_back(arg);
     } else if (arg == "--") {
       forClang = true;
+    } else if ((arg == "-Xnvcc" || arg == "--Xnvcc") && i + 1 < argc) {
+      args.push_back(std::string("--Xnvcc=") + argv[++i]);
     } else {
-      if (arg.rfind("-std=", 0) == 0)
+      if (arg.rfind("-std=", 0) == 0 || arg.rfind("-Xnvcc=", 0) == 0)
         arg = "-" + arg;
       args.push_back(arg);
     }
   }
   std::reverse(args.begin(), args.end()); // CLI11 takes its vector in reverse order
   return args;
+}
+
+CLI::Validator archValidator() {
+  return CLI::Validator(
+      [](const std::string& value) {
+        return std::regex_match(value, std::regex("sm_[0-9]+[af]?"))
+                   ? std::string()
+                   : "expected sm_XX, sm_XXa or sm_XXf, got '" + value + "'";
+      },
+      "sm_XX");
 }
 
 void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
@@ -44,21 +57,42 @@ void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
       .add_option("--std", options.frontend.standard, "C++ dialect (c++17, c++20)")
       ->check(CLI::IsMember({"c++11", "c++14", "c++17", "c++20"}))
       ->capture_default_str();
-  command
-      .add_option("--arch", options.frontend.arch,
-                  "GPU to parse for, sm_XX[a|f] (default: nvcc's default, sm_75 with CUDA 13)")
-      ->check(CLI::Validator(
-          [](const std::string& value) {
-            return std::regex_match(value, std::regex("sm_[0-9]+[af]?"))
-                       ? std::string()
-                       : "expected sm_XX, sm_XXa or sm_XXf, got '" + value + "'";
-          },
-          "sm_XX"));
   command.add_option("--cuda-path", options.cudaPath,
                      "CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)");
   command.add_option("-j,--jobs", options.frontend.jobs, "Parallel jobs (default: all cores)")
       ->check(CLI::PositiveNumber);
   command.add_flag("-v,--verbose", options.verbose, "Print every command tlc runs");
+}
+
+void addParseArch(CLI::App& command, tlc::SourceOptions& options) {
+  command
+      .add_option("--arch", options.frontend.arch,
+                  "GPU to parse for, sm_XX[a|f] (default: nvcc's default, sm_75 with CUDA 13)")
+      ->check(archValidator());
+}
+
+void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
+  addSourceOptions(command, options.sources);
+  command.add_option("-o,--output", options.outputDir, "Output folder")->required();
+  command.add_option("--name", options.name,
+                     "Module name, the prefix of the API (default: the first file's stem)");
+  command
+      .add_option("--arch", options.archs,
+                  "Target GPU, repeatable: one gives NAME.cubin, several NAME.fatbin "
+                  "(default: nvcc's default, sm_75 with CUDA 13)")
+      ->check(archValidator());
+  command.add_option("--Xnvcc", options.nvccFlags, "-Xnvcc FLAG: pass FLAG to nvcc (repeatable)")
+      ->allow_extra_args(false);
+  command.add_option("--entry", options.entries,
+                     "Generate launchers only for this kernel: C++ name, launcher name or "
+                     "symbol (repeatable)");
+  command.add_flag("--external-image", options.externalImage,
+                   "Load NAME.cubin/.fatbin from beside libNAME.so instead of embedding it");
+  command.add_flag("--emit-only", options.emitOnly,
+                   "Write the generated sources (NAME.h, NAME_launcher.cpp) without compiling");
+  command.add_flag("--keep-temps", options.keepTemps, "Keep the staging folder and say where");
+  command.add_option("--template-dir", options.templateDir,
+                     "Launcher templates to use instead of the installed ones");
 }
 
 int finish(llvm::Error error) { return static_cast<int>(tlc::reportErrors(std::move(error))); }
@@ -83,12 +117,19 @@ int main(int argc, char** argv) {
   CLI::App* inspectCommand =
       app.add_subcommand("inspect", "List every kernel of the given files: a table, or --json");
   addSourceOptions(*inspectCommand, inspect.sources);
+  addParseArch(*inspectCommand, inspect.sources);
   inspectCommand->add_flag("--json", inspect.json, "Print the module model as JSON");
 
   tlc::SourceOptions check;
   CLI::App* checkCommand = app.add_subcommand(
       "check", "Check that device symbols and launcher names are unique across the files");
   addSourceOptions(*checkCommand, check);
+  addParseArch(*checkCommand, check);
+
+  tlc::BuildOptions build;
+  CLI::App* buildCommand = app.add_subcommand(
+      "build", "Compile .cu files into a device image and a launcher library with a C header");
+  addBuildOptions(*buildCommand, build);
 
   try {
     app.parse(args);
@@ -105,7 +146,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   bool color = tlc::stderrWantsColor();
-  for (tlc::SourceOptions* options : {&inspect.sources, &check}) {
+  for (tlc::SourceOptions* options : {&inspect.sources, &check, &build.sources}) {
     options->frontend.extraArgs = clangArgs;
     options->frontend.color = color;
     options->frontend.tlcIncludeDir = layout.includeDir();
@@ -114,6 +155,14 @@ int main(int argc, char** argv) {
     return finish(tlc::runInspect(inspect, llvm::outs()));
   if (*checkCommand)
     return finish(tlc::runCheck(check, llvm::outs()));
+  if (*buildCommand) {
+    // Parse for the newest arch built: its kernels are the ones the launcher must reach.
+    if (!build.archs.empty())
+      build.sources.frontend.arch = build.archs.back();
+    if (build.templateDir.empty())
+      build.templateDir = layout.templatesDir();
+    return finish(tlc::runBuild(build));
+  }
 
   llvm::errs() << app.help();
   return kUsageError;

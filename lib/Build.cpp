@@ -1,0 +1,354 @@
+// `tlc build`: parse and nvcc run concurrently; then render the launcher, verify the image,
+// compile the library, write the manifest, and publish everything at once.
+//
+//   parse + check ──> render ──> compile launcher.o ─┐
+//   nvcc (inputs x archs) ──> device link ──> verify ┴─> embed image ─> link .so ─> manifest
+//                                                                       ─> publish
+#include "Analysis.h"
+#include "Commands.h"
+#include "DeviceBuild.h"
+#include "Frontend.h"
+#include "DisplayPaths.h"
+#include "Entries.h"
+#include "Error.h"
+#include "Hashing.h"
+#include "HostBuild.h"
+#include "LauncherView.h"
+#include "Manifest.h"
+#include "Identifiers.h"
+#include "Publish.h"
+#include "Templates.h"
+#include "Toolchain.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+
+namespace tlc {
+
+namespace {
+
+llvm::Error writeFile(const std::string& path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return inputError("cannot write '" + path + "': " + ec.message());
+  out << contents;
+  out.close();
+  if (out.has_error())
+    return inputError("cannot write '" + path + "': " + out.error().message());
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> moduleName(const BuildOptions& options) {
+  std::string name = options.name;
+  if (name.empty())
+    name = identifierFrom(llvm::sys::path::stem(options.sources.inputs.front()).str());
+  if (!isCIdentifier(name))
+    return usageError("--name '" + name + "' is not a C identifier (it prefixes every function "
+                      "of the generated API)");
+  return name;
+}
+
+// Collects the first error of concurrent tasks; later ones only stop new work from starting.
+class FirstError {
+public:
+  void set(llvm::Error error) {
+    std::lock_guard<std::mutex> lock(Mutex);
+    if (Error)
+      llvm::consumeError(std::move(error));
+    else
+      Error = std::move(error);
+    Failed = true;
+  }
+  bool failed() const { return Failed; }
+  llvm::Error take() { return Error ? std::move(Error) : llvm::Error::success(); }
+
+private:
+  std::mutex Mutex;
+  llvm::Error Error = llvm::Error::success();
+  std::atomic<bool> Failed{false};
+};
+
+// Runs `steps` in parallel (bounded by `slots`); stops starting new ones after a failure.
+void runSteps(const std::vector<Step>& steps, const StepRunner& runner, JobSlots& slots,
+              FirstError& errors) {
+  std::vector<std::function<void()>> tasks;
+  for (const Step& step : steps)
+    tasks.push_back([&, step] {
+      SlotGuard slot(slots);
+      if (errors.failed())
+        return;
+      if (llvm::Error error = runner.run(step))
+        errors.set(std::move(error));
+    });
+  runConcurrently(std::move(tasks));
+}
+
+struct Versions {
+  std::string nvcc, host;
+};
+
+class Builder {
+public:
+  Builder(const BuildOptions& options, std::string name, CudaToolkit toolkit,
+          HostCompiler compiler, TemplateSet templates, std::unique_ptr<Staging> staging)
+      : Options(options), Name(std::move(name)), Toolkit(std::move(toolkit)),
+        Compiler(std::move(compiler)), Templates(std::move(templates)),
+        Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
+        Slots(effectiveJobs(options.sources.frontend.jobs)) {
+    Runner.verbose = options.sources.verbose;
+    Runner.display = [this](const std::vector<std::string>& argv) {
+      return Paths.commandLine(argv);
+    };
+  }
+
+  llvm::Error run() {
+    DevicePlan device = planDeviceBuild(deviceOptions(), Toolkit);
+    FirstError parseErrors, deviceErrors;
+    std::optional<Analysis> analysis;
+    std::string nvccRelease;
+    runConcurrently({
+        [&] {
+          auto analyzed = analyze(Options.sources.inputs, Options.sources.frontend, Toolkit,
+                                  &Slots);
+          if (!analyzed)
+            return parseErrors.set(analyzed.takeError());
+          if (llvm::Error error = prepareLauncher(*analyzed))
+            return parseErrors.set(std::move(error));
+          analysis = std::move(*analyzed);
+        },
+        [&] {
+          if (!Options.emitOnly)
+            buildDevice(device, deviceErrors);
+        },
+        [&] {
+          auto release = nvccVersion(Toolkit);
+          if (!release)
+            return deviceErrors.set(release.takeError());
+          nvccRelease = *release;
+        },
+    });
+    // Source errors come first: nvcc would only repeat them.
+    if (parseErrors.failed()) {
+      llvm::consumeError(deviceErrors.take());
+      return parseErrors.take();
+    }
+    if (deviceErrors.failed())
+      return deviceErrors.take();
+    if (Options.emitOnly) {
+      std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp"};
+      if (!Options.externalImage)
+        sources.push_back(Name + "_image.S");
+      return Work->publish(sources);
+    }
+
+    auto sms = verifyImages(device, Options.archs, analysis->module);
+    if (!sms)
+      return sms.takeError();
+    if (llvm::Error error = finishLibrary(device))
+      return error;
+    if (llvm::Error error = writeManifest(analysis->module, device, *sms, nvccRelease))
+      return error;
+    if (Options.keepTemps) {
+      Work->keep();
+      llvm::errs() << "tlc: kept temporary files in " << Work->root() << "\n";
+    }
+    return Work->publish({imageFile(), "lib" + Name + ".so", Name + ".h", Name + ".json"});
+  }
+
+private:
+  DeviceBuildOptions deviceOptions() const {
+    DeviceBuildOptions device;
+    device.name = Name;
+    device.inputs = Options.sources.inputs;
+    device.archs = Options.archs;
+    device.includeDirs = Options.sources.frontend.includeDirs;
+    device.defines = Options.sources.frontend.defines;
+    device.standard = Options.sources.frontend.standard;
+    device.nvccFlags = Options.nvccFlags;
+    device.tlcIncludeDir = Options.sources.frontend.tlcIncludeDir;
+    device.workDir = Work->workDir();
+    return device;
+  }
+
+  std::string imageFile() const {
+    return Name + (Options.archs.size() > 1 ? ".fatbin" : ".cubin");
+  }
+
+  std::vector<std::string> archLabels(const std::vector<unsigned>& sms = {}) const {
+    if (!Options.archs.empty())
+      return Options.archs;
+    std::vector<std::string> labels;
+    for (unsigned sm : sms)
+      labels.push_back("sm_" + std::to_string(sm));
+    return labels.empty() ? std::vector<std::string>{defaultArch(Toolkit)} : labels;
+  }
+
+  void buildDevice(const DevicePlan& plan, FirstError& errors) {
+    runSteps(plan.compiles, Runner, Slots, errors);
+    if (!errors.failed())
+      runSteps(plan.links, Runner, Slots, errors);
+    if (!errors.failed() && plan.package)
+      runSteps({*plan.package}, Runner, Slots, errors);
+    if (errors.failed())
+      return;
+    std::string published = Work->outputsDir() + "/" + imageFile();
+    if (auto ec = llvm::sys::fs::copy_file(plan.image, published))
+      errors.set(inputError("cannot write '" + published + "': " + ec.message()));
+  }
+
+  // After the parse: select entries, render the sources, compile the launcher while nvcc runs.
+  llvm::Error prepareLauncher(Analysis& analysis) {
+    Module& module = analysis.module;
+    if (module.kernels.empty())
+      return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
+    if (llvm::Error error = selectEntries(module, Options.entries))
+      return error;
+    Paths.relativize(module);
+    LauncherFacts facts;
+    facts.name = Name;
+    for (const std::string& input : Options.sources.inputs)
+      facts.inputs.push_back(Paths.input(input));
+    facts.archs = archLabels();
+    facts.imageFile = imageFile();
+    facts.embedImage = !Options.externalImage;
+    nlohmann::json view = launcherView(module, facts);
+
+    // The header is an output; the sources are temporaries unless they are what was asked for.
+    std::string sourceDir = Options.emitOnly ? Work->outputsDir() : Work->workDir();
+    const std::tuple<const char*, std::string, std::string> outputs[] = {
+        {"header.h", Work->outputsDir(), Name + ".h"},
+        {"launcher.cpp", sourceDir, Name + "_launcher.cpp"},
+        {"image.S", sourceDir, Name + "_image.S"},
+    };
+    for (const auto& [templateName, dir, file] : outputs) {
+      if (file == Name + "_image.S" && Options.externalImage)
+        continue;
+      auto text = Templates.render(templateName, view);
+      if (!text)
+        return text.takeError();
+      if (llvm::Error error = writeFile(dir + "/" + file, *text))
+        return error;
+    }
+    if (Options.emitOnly)
+      return llvm::Error::success();
+    SlotGuard slot(Slots);
+    return Runner.run(hostPlan().compileLauncher);
+  }
+
+  HostPlan hostPlan() const {
+    HostBuildOptions host;
+    host.name = Name;
+    host.compiler = Compiler.path;
+    host.cudaInclude = Toolkit.includeDir;
+    host.sourceDir = Work->workDir();
+    host.outputDir = Work->outputsDir();
+    host.workDir = Work->workDir();
+    host.library = Work->outputsDir() + "/lib" + Name + ".so";
+    host.embedImage = !Options.externalImage;
+    return planHostBuild(host);
+  }
+
+  llvm::Error finishLibrary(const DevicePlan&) {
+    HostPlan plan = hostPlan();
+    if (plan.assembleImage)
+      if (llvm::Error error = Runner.run(*plan.assembleImage))
+        return error;
+    return Runner.run(plan.link);
+  }
+
+  llvm::Error writeManifest(const Module& module, const DevicePlan& device,
+                            const std::vector<unsigned>& sms, const std::string& nvccRelease) {
+    ManifestFacts facts;
+    facts.name = Name;
+    facts.tlcVersion = tlcVersion();
+    facts.clangVersion = clangVersion();
+    facts.nvccVersion = nvccRelease;
+    facts.hostCompilerVersion = Compiler.version;
+    facts.archs = archLabels(sms);
+    HostPlan host = hostPlan();
+    std::vector<const Step*> steps;
+    for (const Step& step : device.compiles)
+      steps.push_back(&step);
+    for (const Step& step : device.links)
+      steps.push_back(&step);
+    if (device.package)
+      steps.push_back(&*device.package);
+    steps.push_back(&host.compileLauncher);
+    if (host.assembleImage)
+      steps.push_back(&*host.assembleImage);
+    steps.push_back(&host.link);
+    for (const Step* step : steps)
+      facts.commands.push_back(Runner.commandLine(*step));
+
+    for (const std::string& input : Options.sources.inputs) {
+      auto digest = sha256OfFile(input);
+      if (!digest)
+        return digest.takeError();
+      facts.inputs.push_back({Paths.input(input), *digest});
+    }
+    const std::string& out = Work->outputsDir();
+    std::pair<FileDigest*, std::string> outputs[] = {
+        {&facts.image, imageFile()},
+        {&facts.library, "lib" + Name + ".so"},
+        {&facts.header, Name + ".h"},
+    };
+    for (auto& [digest, file] : outputs) {
+      auto sha = sha256OfFile(out + "/" + file);
+      if (!sha)
+        return sha.takeError();
+      *digest = {file, *sha};
+    }
+    facts.embeddedImage = !Options.externalImage;
+    return writeFile(out + "/" + Name + ".json", buildManifest(module, facts).dump(2) + "\n");
+  }
+
+  const BuildOptions& Options;
+  std::string Name;
+  CudaToolkit Toolkit;
+  HostCompiler Compiler;
+  TemplateSet Templates;
+  std::unique_ptr<Staging> Work;
+  DisplayPaths Paths;
+  JobSlots Slots;
+  StepRunner Runner;
+};
+
+} // namespace
+
+llvm::Error runBuild(const BuildOptions& options) {
+  auto name = moduleName(options);
+  if (!name)
+    return name.takeError();
+  for (const std::string& input : options.sources.inputs)
+    if (!llvm::sys::fs::is_regular_file(input))
+      return inputError(llvm::sys::fs::exists(input) ? "'" + input + "' is not a file"
+                                                     : "no such file: " + input);
+  auto toolkit = findCudaToolkit(options.sources.cudaPath);
+  if (!toolkit)
+    return toolkit.takeError();
+  HostCompiler compiler;
+  if (!options.emitOnly) {
+    auto found = findHostCompiler();
+    if (!found)
+      return found.takeError();
+    compiler = std::move(*found);
+  }
+  auto templates = TemplateSet::load(options.templateDir);
+  if (!templates)
+    return templates.takeError();
+  auto staging = Staging::create(options.outputDir);
+  if (!staging)
+    return staging.takeError();
+  Builder builder(options, *name, std::move(*toolkit), std::move(compiler),
+                  std::move(*templates), std::move(*staging));
+  return builder.run();
+}
+
+} // namespace tlc

@@ -1,0 +1,163 @@
+#include "DeviceBuild.h"
+
+#include "DeviceImage.h"
+#include "Error.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tlc {
+
+std::string archNumber(const std::string& arch) {
+  llvm::StringRef number(arch);
+  number.consume_front("sm_");
+  return number.str();
+}
+
+static bool wantsRelocatable(const std::vector<std::string>& flags) {
+  for (llvm::StringRef flag : flags)
+    if (flag == "-rdc=true" || flag == "--relocatable-device-code=true" || flag == "-dc" ||
+        flag == "--device-c")
+      return true;
+  return false;
+}
+
+static bool setsOptimization(const std::vector<std::string>& flags) {
+  return std::any_of(flags.begin(), flags.end(),
+                     [](llvm::StringRef flag) { return flag.starts_with("-O"); });
+}
+
+// -gencode rather than -arch: with -arch=sm_90a, nvcc 13 is reported to also run a plain
+// sm_90 pass that rejects sm_90a-only instructions.
+static std::vector<std::string> targetFlags(const std::string& arch) {
+  if (arch.empty())
+    return {};
+  return {"-gencode=arch=compute_" + archNumber(arch) + ",code=" + arch};
+}
+
+static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
+  std::vector<std::string> flags;
+  if (!setsOptimization(options.nvccFlags))
+    flags.push_back("-O3");
+  flags.push_back("-std=" + options.standard);
+  for (const std::string& dir : options.includeDirs)
+    flags.push_back("-I" + dir);
+  if (!options.tlcIncludeDir.empty())
+    flags.push_back("-I" + options.tlcIncludeDir);
+  for (const std::string& define : options.defines)
+    flags.push_back("-D" + define);
+  for (const std::string& flag : options.nvccFlags)
+    if (flag != "-rdc=true" && flag != "--relocatable-device-code=true")
+      flags.push_back(flag);
+  return flags;
+}
+
+static std::string archLabel(const std::string& arch) { return arch.empty() ? "default" : arch; }
+
+DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit) {
+  DevicePlan plan;
+  plan.relocatable = options.inputs.size() > 1 || wantsRelocatable(options.nvccFlags);
+  std::vector<std::string> archs = options.archs;
+  if (archs.empty())
+    archs.push_back(""); // nvcc's default target
+  std::vector<std::string> flags = commonFlags(options);
+  auto inWork = [&](const std::string& file) { return options.workDir + "/" + file; };
+
+  for (const std::string& arch : archs) {
+    std::string label = archLabel(arch);
+    std::string cubin = inWork(options.name + "." + label + ".cubin");
+    plan.cubins.push_back(cubin);
+    if (!plan.relocatable) {
+      Step compile{"nvcc " + llvm::sys::path::filename(options.inputs[0]).str() + " (" +
+                       label + ")",
+                   {toolkit.nvcc, "-cubin"},
+                   cubin};
+      for (const std::string& f : targetFlags(arch))
+        compile.argv.push_back(f);
+      compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
+      compile.argv.insert(compile.argv.end(), {options.inputs[0], "-o", cubin});
+      plan.compiles.push_back(std::move(compile));
+      continue;
+    }
+    Step link{"device link (" + label + ")",
+              {toolkit.nvcc, "-dlink", "-cubin", "-Xnvlink", "-ignore-host-info"},
+              cubin};
+    for (const std::string& f : targetFlags(arch))
+      link.argv.push_back(f);
+    for (size_t i = 0; i < options.inputs.size(); ++i) {
+      const std::string& input = options.inputs[i];
+      std::string stem = llvm::sys::path::stem(input).str();
+      // The index keeps a.cu and other/a.cu apart.
+      std::string object = inWork(std::to_string(i) + "-" + stem + "." + label + ".o");
+      Step compile{"nvcc " + llvm::sys::path::filename(input).str() + " (" + label + ")",
+                   {toolkit.nvcc, "-dc"},
+                   object};
+      for (const std::string& f : targetFlags(arch))
+        compile.argv.push_back(f);
+      compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
+      compile.argv.insert(compile.argv.end(), {input, "-o", object});
+      plan.compiles.push_back(std::move(compile));
+      link.argv.push_back(object);
+    }
+    link.argv.insert(link.argv.end(), {"-o", cubin});
+    plan.links.push_back(std::move(link));
+  }
+
+  if (archs.size() == 1) {
+    plan.image = plan.cubins.front();
+    return plan;
+  }
+  plan.image = inWork(options.name + ".fatbin");
+  Step package{"fatbinary (" + std::to_string(archs.size()) + " archs)",
+               {toolkit.fatbinary, "--create=" + plan.image, "-64"},
+               plan.image};
+  for (size_t i = 0; i < archs.size(); ++i)
+    package.argv.push_back("--image3=kind=elf,sm=" + archNumber(archs[i]) +
+                           ",file=" + plan.cubins[i]);
+  plan.package = std::move(package);
+  return plan;
+}
+
+static std::string joined(const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names)
+    text += "\n    " + name;
+  return text.empty() ? "\n    (none)" : text;
+}
+
+llvm::Expected<std::vector<unsigned>> verifyImages(const DevicePlan& plan,
+                                                   const std::vector<std::string>& archs,
+                                                   const Module& module) {
+  std::set<std::string> expected(module.otherEntries.begin(), module.otherEntries.end());
+  for (const Kernel& kernel : module.kernels)
+    expected.insert(kernel.symbol);
+  std::vector<unsigned> sms;
+  for (size_t i = 0; i < plan.cubins.size(); ++i) {
+    auto image = readCubinFile(plan.cubins[i]);
+    if (!image)
+      return image.takeError();
+    sms.push_back(image->sm);
+    std::set<std::string> found;
+    for (const ImageEntry& entry : image->entries)
+      found.insert(entry.symbol);
+    if (found == expected)
+      continue;
+    std::set<std::string> missing, unknown;
+    std::set_difference(expected.begin(), expected.end(), found.begin(), found.end(),
+                        std::inserter(missing, missing.end()));
+    std::set_difference(found.begin(), found.end(), expected.begin(), expected.end(),
+                        std::inserter(unknown, unknown.end()));
+    std::string arch = i < archs.size() ? archs[i] : "sm_" + std::to_string(image->sm);
+    return internalError(
+        "the " + arch + " image does not hold exactly the extracted kernels (kernels that exist "
+        "only for some archs, e.g. under #if __CUDA_ARCH__, are not supported)\n  missing from "
+        "the image:" + joined(missing) + "\n  in the image but not extracted:" + joined(unknown) +
+        "\n  extracted:" + joined(expected) + "\n  in the image:" + joined(found));
+  }
+  return sms;
+}
+
+} // namespace tlc

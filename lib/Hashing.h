@@ -1,0 +1,14 @@
+// SHA-256 of files and strings, as lowercase hex (manifests, cache keys, tlc verify).
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tlc {
+
+std::string sha256Hex(llvm::StringRef data);
+llvm::Expected<std::string> sha256OfFile(llvm::StringRef path);
+
+} // namespace tlc

@@ -1,0 +1,44 @@
+#include "Steps.h"
+
+#include "Error.h"
+#include "Process.h"
+#include "Terminal.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+namespace tlc {
+
+static std::mutex& outputMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::string StepRunner::commandLine(const Step& step) const {
+  return display ? display(step.argv) : shellQuote(step.argv);
+}
+
+llvm::Error StepRunner::run(const Step& step) const {
+  if (verbose) {
+    std::lock_guard<std::mutex> lock(outputMutex());
+    llvm::errs() << shellQuote(step.argv) << "\n";
+  }
+  auto result = runCommand(step.argv);
+  if (!result)
+    return result.takeError();
+  if (result->exitCode != 0)
+    return toolchainError(step.description + " failed (exit code " +
+                          std::to_string(result->exitCode) + "):\n" + result->output +
+                          (verbose ? "" : "command: " + shellQuote(step.argv)));
+  if (!result->output.empty()) {
+    std::lock_guard<std::mutex> lock(outputMutex());
+    if (onOutput)
+      onOutput(result->output);
+    else
+      llvm::errs() << result->output;
+  }
+  return llvm::Error::success();
+}
+
+} // namespace tlc

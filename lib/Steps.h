@@ -1,0 +1,31 @@
+// One external command of a build (an nvcc compile, a device link, a host compile) and how to
+// run it: output captured, shown on failure, printed first with -v.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+struct Step {
+  std::string description; // "nvcc a.cu (sm_90a)"
+  std::vector<std::string> argv;
+  std::string output; // the file it produces
+};
+
+struct StepRunner {
+  bool verbose = false;
+  // How the manifest records a command (build folders rewritten); -v prints the real one.
+  std::function<std::string(const std::vector<std::string>&)> display;
+  // Called with the text a step printed when it succeeded (warnings); by default to stderr.
+  std::function<void(const std::string&)> onOutput;
+
+  // Runs the step; ToolchainError with the tool's output if it fails.
+  llvm::Error run(const Step& step) const;
+  std::string commandLine(const Step& step) const; // for the manifest
+};
+
+} // namespace tlc
