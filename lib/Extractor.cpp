@@ -3,6 +3,8 @@
 #include "Annotations.h"
 #include "Identifiers.h"
 #include "ClangDiagnostics.h"
+#include "ConstantEvaluator.h"
+#include "TensorMapSpecs.h"
 #include "ParameterTypes.h"
 #include "SourceFacts.h"
 #include "Symbols.h"
@@ -16,6 +18,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -33,9 +36,10 @@ std::optional<uint64_t> evaluateUnsigned(const clang::Expr* expr, const clang::A
 
 class Extractor : public clang::RecursiveASTVisitor<Extractor> {
 public:
-  Extractor(clang::ASTContext& context, TranslationUnitFacts& facts)
+  Extractor(clang::ASTContext& context, clang::Preprocessor& preprocessor,
+            TranslationUnitFacts& facts)
       : Context(context), Facts(facts), Diagnostics(context.getDiagnostics()),
-        Types(context, facts.records), Mangler(context) {}
+        Types(context, facts.records), Mangler(context), Constants(preprocessor, context) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return false; }
@@ -149,6 +153,7 @@ private:
     bool valid = readLaunchAttributes(function, kernel);
     valid &= readKernelAnnotations(function, definition, kernel);
     valid &= readParameters(function, displayName, kernel);
+    valid &= readTensorMaps(function, displayName, kernel);
     if (!valid)
       return;
     recordDefinition(function, DeviceSymbol::Kind::Kernel);
@@ -309,6 +314,52 @@ private:
     return valid;
   }
 
+  // The kernel's non-type template parameters with this instance's values, for annotations
+  // such as box=(BK)x(BM).
+  llvm::StringMap<int64_t> templateValues(const clang::FunctionDecl& function) {
+    llvm::StringMap<int64_t> values;
+    const clang::FunctionTemplateDecl* primary = function.getPrimaryTemplate();
+    const clang::TemplateArgumentList* args = function.getTemplateSpecializationArgs();
+    if (!primary || !args)
+      return values;
+    const clang::TemplateParameterList* params = primary->getTemplateParameters();
+    for (unsigned i = 0; i < params->size() && i < args->size(); ++i)
+      if (args->get(i).getKind() == clang::TemplateArgument::Integral)
+        values[params->getParam(i)->getName()] = args->get(i).getAsIntegral().getExtValue();
+    return values;
+  }
+
+  // Every tensor-map parameter needs a TLC_TMA/TLC_TMA_IM2COL annotation the driver can encode.
+  bool readTensorMaps(const clang::FunctionDecl& function, const std::string& displayName,
+                      Kernel& kernel) {
+    llvm::StringMap<int64_t> bound = templateValues(function);
+    const clang::DeclContext* scope = function.getDeclContext();
+    ValueEvaluator evaluate = [&](llvm::StringRef text, int64_t& value, std::string& error) {
+      return Constants.evaluate(text, scope, bound, value, error);
+    };
+    bool valid = true;
+    for (Param& param : kernel.params) {
+      if (param.kind != ParamKind::TensorMap)
+        continue;
+      clang::SourceLocation at = function.getParamDecl(param.index)->getLocation();
+      if (!param.tensorMap) {
+        Diagnostics.error(at, "tensor-map parameter '" + param.name + "' of kernel '" +
+                                  displayName +
+                                  "' needs TLC_TMA(\"...\") or TLC_TMA_IM2COL(\"...\") after its "
+                                  "name, describing the box the kernel loads (tlc/annotations.h)");
+        valid = false;
+        continue;
+      }
+      const char* macro = param.tensorMap->mode == "tiled" ? "TLC_TMA" : "TLC_TMA_IM2COL";
+      for (const std::string& problem : parseTensorMapSpec(*param.tensorMap, evaluate)) {
+        Diagnostics.error(at, std::string(macro) + " of parameter '" + param.name + "': " +
+                                  problem);
+        valid = false;
+      }
+    }
+    return valid;
+  }
+
   void recordDefinition(const clang::NamedDecl& decl, DeviceSymbol::Kind kind) {
     if (!decl.isExternallyVisible() || isInSystemHeader(Context, decl.getLocation()))
       return;
@@ -340,16 +391,18 @@ private:
   llvm::StringSet<> SeenKernels;
   std::vector<const clang::FunctionTemplateDecl*> Templates;
   llvm::SmallPtrSet<const clang::FunctionTemplateDecl*, 16> InstantiatedTemplates;
+  ConstantEvaluator Constants;
 };
 
 class ExtractorConsumer : public clang::ASTConsumer {
 public:
-  explicit ExtractorConsumer(TranslationUnitFacts& facts) : Facts(facts) {}
+  ExtractorConsumer(clang::Preprocessor& preprocessor, TranslationUnitFacts& facts)
+      : Preprocessor(preprocessor), Facts(facts) {}
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
     if (context.getDiagnostics().hasErrorOccurred())
       return; // facts from a broken AST would only add noise to the real errors
-    Extractor extractor(context, Facts);
+    Extractor extractor(context, Preprocessor, Facts);
     extractor.TraverseDecl(context.getTranslationUnitDecl());
     extractor.warnAboutUninstantiatedTemplates();
     recordFilesRead(context.getSourceManager());
@@ -362,14 +415,15 @@ private:
     std::sort(Facts.filesRead.begin(), Facts.filesRead.end());
   }
 
+  clang::Preprocessor& Preprocessor;
   TranslationUnitFacts& Facts;
 };
 
 } // namespace
 
-std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance&,
+std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,
                                                           TranslationUnitFacts& facts) {
-  return std::make_unique<ExtractorConsumer>(facts);
+  return std::make_unique<ExtractorConsumer>(ci.getPreprocessor(), facts);
 }
 
 } // namespace tlc

@@ -4,6 +4,7 @@
 #include "Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
 
@@ -19,16 +20,64 @@ std::string cParameterName(const std::string& name) {
   return clash ? name + "_" : name;
 }
 
+// What the launcher's table of tensor maps needs: fixed-size arrays for the C initialiser and
+// the run-time rules that follow from the data type and interleave.
+static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& param,
+                                     const Kernel& kernel) {
+  auto padded = [](std::vector<int64_t> values, size_t size) {
+    values.resize(size, 0);
+    return values;
+  };
+  bool packed16 = llvm::StringRef(spec.dtype).ends_with("align16b");
+  bool wide = spec.interleave == "32B" || packed16;
+  return {{"kernel", kernel.launcher},
+          {"parameter", param.name},
+          {"im2col", spec.mode == "im2col"},
+          {"dtype_enum", spec.dtypeEnum},
+          {"element_bits", spec.elementBits},
+          {"rank", spec.rank},
+          {"box", padded(spec.box, 5)},
+          {"element_strides", padded(spec.elemStrides, 5)},
+          {"lower", padded(spec.lower, 3)},
+          {"upper", padded(spec.upper, 3)},
+          {"channels", spec.channels},
+          {"pixels", spec.pixels},
+          {"interleave_enum", spec.interleaveEnum},
+          {"swizzle_enum", spec.swizzleEnum},
+          {"l2_enum", spec.l2Enum},
+          {"oob_enum", spec.oobEnum},
+          {"address_alignment", wide ? 32 : 16},
+          {"stride_multiple", wide ? 32 : 16},
+          {"dim0_multiple", packed16 ? 128 : spec.dtype == "16u4_align8b" ? 2 : 1}};
+}
+
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
   nlohmann::json kernels = nlohmann::json::array();
+  nlohmann::json tensorMaps = nlohmann::json::array();
   for (size_t i = 0; i < module.kernels.size(); ++i) {
     const Kernel& kernel = module.kernels[i];
     nlohmann::json view = toJson(kernel);
     view["index"] = i;
     view["function"] = facts.name + "_" + kernel.launcher;
     view["has_params"] = !kernel.params.empty();
-    for (nlohmann::json& param : view["params"])
-      param["c_name"] = cParameterName(param["name"].get<std::string>());
+    view["first_tensor_map"] = tensorMaps.size();
+    size_t slot = 0;
+    for (size_t p = 0; p < kernel.params.size(); ++p) {
+      nlohmann::json& param = view["params"][p];
+      param["c_name"] = cParameterName(kernel.params[p].name);
+      param["is_tensor_map"] = kernel.params[p].tensorMap.has_value();
+      if (!kernel.params[p].tensorMap)
+        continue;
+      param["map_slot"] = slot++;
+      tensorMaps.push_back(tensorMapEntry(*kernel.params[p].tensorMap, kernel.params[p], kernel));
+    }
+    nlohmann::json mapNames = nlohmann::json::array();
+    for (const Param& param : kernel.params)
+      if (param.tensorMap)
+        mapNames.push_back(cParameterName(param.name));
+    view["tensor_map_params"] = mapNames;
+    view["tensor_map_count"] = slot;
+    view["has_tensor_maps"] = slot > 0;
     kernels.push_back(std::move(view));
   }
   nlohmann::json records = nlohmann::json::array();
@@ -44,6 +93,8 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
           {"kernels", kernels},
           {"records", records},
           {"has_records", !module.records.empty()},
+          {"tensor_maps", tensorMaps},
+          {"has_tensor_maps", !tensorMaps.empty()},
           {"image",
            {{"file", facts.imageFile},
             {"embedded", facts.embedImage},

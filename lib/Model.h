@@ -63,14 +63,16 @@ struct TensorMapSpec {
   std::string text;       // the annotation string as written
   SourceLocation location; // of the annotation
   std::string dtype;      // short name, e.g. "bf16"
+  std::string dtypeEnum;  // the driver's name, e.g. "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
   unsigned elementBits = 0;
   unsigned rank = 0;
   std::vector<int64_t> box;         // tiled: box dims, innermost first
   std::vector<int64_t> elemStrides; // innermost first
-  std::string swizzle = "none";
+  std::string swizzle = "none";      // and the driver's enum names for each choice
   std::string l2 = "none";
   std::string oob = "none";
   std::string interleave = "none";
+  std::string swizzleEnum, l2Enum, oobEnum, interleaveEnum;
   std::vector<int64_t> lower, upper; // im2col corners (rank - 2 entries)
   int64_t channels = 0, pixels = 0;  // im2col: channels per pixel, pixels per column
 };

@@ -46,13 +46,18 @@ static json tensorMapJson(const TensorMapSpec& spec) {
               {"annotation", spec.text},
               {"location", toJson(spec.location)},
               {"dtype", spec.dtype},
+              {"dtype_enum", spec.dtypeEnum},
               {"element_bits", spec.elementBits},
               {"rank", spec.rank},
               {"element_strides", spec.elemStrides},
               {"swizzle", spec.swizzle},
+              {"swizzle_enum", spec.swizzleEnum},
               {"l2_promotion", spec.l2},
+              {"l2_promotion_enum", spec.l2Enum},
               {"oob_fill", spec.oob},
-              {"interleave", spec.interleave}};
+              {"oob_fill_enum", spec.oobEnum},
+              {"interleave", spec.interleave},
+              {"interleave_enum", spec.interleaveEnum}};
   if (spec.mode == "tiled") {
     out["box"] = spec.box;
   } else {

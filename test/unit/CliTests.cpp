@@ -152,3 +152,41 @@ TEST_CASE("diagnostics are plain text when not on a terminal or with NO_COLOR", 
   CHECK(run.exitCode == 1);
   CHECK(run.err.find('\x1b') == std::string::npos);
 }
+
+TEST_CASE("TMA annotations evaluate macros, constexpr names and template parameters", "[cli][tma]") {
+  ToolRun run = runTlc({"inspect", "--json", "--arch", "sm_90a", fixture("tma/valid.cu")});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  nlohmann::json document = nlohmann::json::parse(run.out);
+  const nlohmann::json& gemm = document["kernels"][0];
+  CHECK(gemm["display_name"] == "gemm<128, 64>");
+  const nlohmann::json& a = gemm["params"][0]["tensor_map"];
+  CHECK(a["mode"] == "tiled");
+  CHECK(a["box"] == nlohmann::json::array({64, 128}));
+  CHECK(a["swizzle_enum"] == "CU_TENSOR_MAP_SWIZZLE_128B");
+  CHECK(a["annotation"] == "dtype=bf16 box=(BK)x(BM) swizzle=128B");
+  const nlohmann::json& b = gemm["params"][1]["tensor_map"];
+  CHECK(b["box"] == nlohmann::json::array({32, 8, 4}));
+  CHECK(b["element_strides"] == nlohmann::json::array({1, 1, 2}));
+  CHECK(b["oob_fill_enum"] == "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA");
+  const nlohmann::json& input = document["kernels"][1]["params"][0]["tensor_map"];
+  CHECK(input["mode"] == "im2col");
+  CHECK(input["channels_per_pixel"] == 64);
+  CHECK(input["pixels_per_column"] == 128);
+  CHECK(input["lower_corner"] == nlohmann::json::array({-1, -1}));
+}
+
+TEST_CASE("invalid TMA annotations fail at the parameter's location", "[cli][tma]") {
+  ToolRun run = runTlc({"check", "--arch", "sm_90a", fixture("errors/tma_invalid.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("tma_invalid.cu:4:61: error: tensor-map parameter 'a' of kernel "
+                               "'missing' needs TLC_TMA(\"...\") or TLC_TMA_IM2COL(\"...\")"));
+  CHECK_THAT(run.err, Contains("tma_invalid.cu:5:62: error: TLC_TMA of parameter 'b': the inner "
+                               "box dim is 512 bytes (256 x bf16), over the 128B swizzle span"));
+  CHECK_THAT(run.err, Contains("tma_invalid.cu:6:64: error: TLC_TMA_IM2COL of parameter 'c': "
+                               "lower has 1 entries but rank 4 has 2 spatial dims"));
+  CHECK_THAT(run.err, Contains("tma_invalid.cu:7:33: error: TLC_TMA applies only to 'const "
+                               "__grid_constant__ CUtensorMap' parameters"));
+  CHECK_THAT(run.err, Contains("tma_invalid.cu:8:66: error: TLC_TMA of parameter 'e': cannot "
+                               "evaluate box '(NOPE)': 'NOPE' is not a macro"));
+}

@@ -51,8 +51,11 @@ CLI::Validator archValidator() {
 
 void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
   command.add_option("files", options.inputs, "CUDA source files (.cu)")->required();
-  command.add_option("-I", options.frontend.includeDirs, "Add an include directory");
-  command.add_option("-D", options.frontend.defines, "Define a macro: NAME or NAME=VALUE");
+  // Repeatable options take one value per occurrence, so `--arch sm_90a a.cu` keeps a.cu.
+  command.add_option("-I", options.frontend.includeDirs, "Add an include directory")
+      ->allow_extra_args(false);
+  command.add_option("-D", options.frontend.defines, "Define a macro: NAME or NAME=VALUE")
+      ->allow_extra_args(false);
   command
       .add_option("--std", options.frontend.standard, "C++ dialect (c++17, c++20)")
       ->check(CLI::IsMember({"c++11", "c++14", "c++17", "c++20"}))
@@ -80,12 +83,14 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
       .add_option("--arch", options.archs,
                   "Target GPU, repeatable: one gives NAME.cubin, several NAME.fatbin "
                   "(default: nvcc's default, sm_75 with CUDA 13)")
-      ->check(archValidator());
+      ->check(archValidator())
+      ->allow_extra_args(false);
   command.add_option("--Xnvcc", options.nvccFlags, "-Xnvcc FLAG: pass FLAG to nvcc (repeatable)")
       ->allow_extra_args(false);
   command.add_option("--entry", options.entries,
                      "Generate launchers only for this kernel: C++ name, launcher name or "
-                     "symbol (repeatable)");
+                     "symbol (repeatable)")
+      ->allow_extra_args(false);
   command.add_flag("--external-image", options.externalImage,
                    "Load NAME.cubin/.fatbin from beside libNAME.so instead of embedding it");
   command.add_flag("--emit-only", options.emitOnly,
