@@ -1,23 +1,28 @@
 // `tlc build`: parse and nvcc run concurrently; then render the launcher, verify the image,
 // compile the library, write the manifest, and publish everything at once.
 //
+//   cache lookup ──hit──> restore ─────────────────────────────────────────────────> publish
 //   parse + check ──> render ──> compile launcher.o ─┐
 //   nvcc (inputs x archs) ──> device link ──> verify ┴─> embed image ─> link .so ─> manifest
-//                                                                       ─> publish
+//                                                                  ─> cache store ─> publish
 #include "Analysis.h"
 #include "Commands.h"
 #include "DeviceBuild.h"
 #include "Frontend.h"
 #include "DisplayPaths.h"
+#include "Depfile.h"
 #include "Entries.h"
 #include "Error.h"
+#include "Files.h"
 #include "Hashing.h"
 #include "HostBuild.h"
+#include "Cache.h"
 #include "LauncherView.h"
 #include "Manifest.h"
 #include "Identifiers.h"
 #include "Publish.h"
 #include "Templates.h"
+#include "Terminal.h"
 #include "Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -28,22 +33,11 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <set>
 
 namespace tlc {
 
 namespace {
-
-llvm::Error writeFile(const std::string& path, llvm::StringRef contents) {
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec);
-  if (ec)
-    return inputError("cannot write '" + path + "': " + ec.message());
-  out << contents;
-  out.close();
-  if (out.has_error())
-    return inputError("cannot write '" + path + "': " + out.error().message());
-  return llvm::Error::success();
-}
 
 llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   std::string name = options.name;
@@ -97,11 +91,12 @@ struct Versions {
 class Builder {
 public:
   Builder(const BuildOptions& options, std::string name, CudaToolkit toolkit,
-          HostCompiler compiler, TemplateSet templates, std::unique_ptr<Staging> staging)
+          HostCompiler compiler, TemplateSet templates, std::unique_ptr<Staging> staging,
+          BuildCache* cache)
       : Options(options), Name(std::move(name)), Toolkit(std::move(toolkit)),
         Compiler(std::move(compiler)), Templates(std::move(templates)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
-        Slots(effectiveJobs(options.sources.frontend.jobs)) {
+        Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache) {
     Runner.verbose = options.sources.verbose;
     Runner.display = [this](const std::vector<std::string>& argv) {
       return Paths.commandLine(argv);
@@ -109,12 +104,31 @@ public:
   }
 
   llvm::Error run() {
+    std::string key;
+    if (Cache) {
+      auto computed = cacheKey();
+      if (!computed)
+        return computed.takeError();
+      key = *computed;
+      if (std::optional<CacheHit> hit = Cache->find(key); hit && Cache->restore(*hit, Work->outputsDir())) {
+        Cache->count(true);
+        Progress progress(1, Options.quiet);
+        progress.start("cached " + Name + " (" + llvm::sys::path::filename(hit->entryDir).str() + ")");
+        return finish(*hit, hit->dependencies);
+      }
+      Cache->count(false);
+    }
     DevicePlan device = planDeviceBuild(deviceOptions(), Toolkit);
+    Progress progress(countSteps(device), Options.quiet);
+    Runner.progress = &progress;
     FirstError parseErrors, deviceErrors;
     std::optional<Analysis> analysis;
     std::string nvccRelease;
     runConcurrently({
         [&] {
+          Progress* shown = Runner.progress;
+          if (shown)
+            shown->start("parse " + std::to_string(Options.sources.inputs.size()) + " file(s)");
           auto analyzed = analyze(Options.sources.inputs, Options.sources.frontend, Toolkit,
                                   &Slots);
           if (!analyzed)
@@ -147,6 +161,7 @@ public:
         sources.push_back(Name + "_image.S");
       return Work->publish(sources);
     }
+    std::vector<std::string> dependencies = dependenciesOf(*analysis, device);
 
     auto sms = verifyImages(device, Options.archs, analysis->module);
     if (!sms)
@@ -159,10 +174,96 @@ public:
       Work->keep();
       llvm::errs() << "tlc: kept temporary files in " << Work->root() << "\n";
     }
-    return Work->publish({imageFile(), "lib" + Name + ".so", Name + ".h", Name + ".json"});
+    if (Cache)
+      if (llvm::Error error = Cache->store(key, Work->outputsDir(), outputFiles(), dependencies))
+        printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
+                                                   summarize(std::move(error)).message);
+    CacheHit built;
+    for (const std::string& file : outputFiles())
+      built.files.push_back({file, ""});
+    return finish(built, dependencies);
   }
 
 private:
+  std::vector<std::string> outputFiles() const {
+    return {imageFile(), "lib" + Name + ".so", Name + ".h", Name + ".json"};
+  }
+
+  // Publishes the outputs (from a build or the cache) and writes the depfile.
+  llvm::Error finish(const CacheHit& outputs, const std::vector<std::string>& dependencies) {
+    std::vector<std::string> files;
+    for (const CachedFile& file : outputs.files)
+      files.push_back(file.name);
+    if (llvm::Error error = Work->publish(files))
+      return error;
+    if (Options.depfile.empty())
+      return llvm::Error::success();
+    std::string target = Options.depfileTarget.empty()
+                             ? Options.outputDir + "/" + Name + ".json"
+                             : Options.depfileTarget;
+    return writeDepfile(Options.depfile, target, dependencies);
+  }
+
+  unsigned countSteps(const DevicePlan& device) const {
+    unsigned host = Options.emitOnly ? 0 : Options.externalImage ? 2 : 3;
+    return 1 + device.compiles.size() + device.links.size() + (device.package ? 1 : 0) + host;
+  }
+
+  // Every file the build read: inputs, the headers Clang and nvcc opened, the templates.
+  std::vector<std::string> dependenciesOf(const Analysis& analysis,
+                                          const DevicePlan& device) const {
+    std::set<std::string> files;
+    for (const std::string& file : Options.sources.inputs)
+      files.insert(absolutePath(file));
+    for (const std::string& file : analysis.filesRead)
+      files.insert(absolutePath(file));
+    for (const std::string& depfile : device.dependencyFiles)
+      for (const std::string& file : readDependencyFile(depfile))
+        files.insert(absolutePath(file));
+    for (const std::string& file : Templates.files())
+      files.insert(absolutePath(file));
+    return {files.begin(), files.end()};
+  }
+
+  // Everything known before building that decides the outputs (the headers come second).
+  llvm::Expected<std::string> cacheKey() const {
+    CacheKey key;
+    static int anchor;
+    key.add("tlc", tlcVersion());
+    key.addFileIdentity("tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor));
+    key.add("clang", clangVersion() + " " + clangResourceDir());
+    key.add("cuda", Toolkit.root + " " + std::to_string(Toolkit.cudaVersion));
+    for (const char* tool : {"bin/nvcc", "bin/ptxas", "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc"})
+      key.addFileIdentity(tool, Toolkit.root + "/" + tool);
+    key.addFileIdentity("host-compiler", Compiler.path);
+    key.add("name", Name);
+    const FrontendOptions& frontend = Options.sources.frontend;
+    for (const std::string& dir : frontend.includeDirs)
+      key.add("-I", absolutePath(dir));
+    for (const std::string& define : frontend.defines)
+      key.add("-D", define);
+    key.add("std", frontend.standard);
+    for (const std::string& arg : frontend.extraArgs)
+      key.add("clang-arg", arg);
+    for (const std::string& arch : Options.archs)
+      key.add("arch", arch);
+    for (const std::string& flag : Options.nvccFlags)
+      key.add("nvcc-flag", flag);
+    for (const std::string& entry : Options.entries)
+      key.add("entry", entry);
+    key.add("external-image", Options.externalImage ? "yes" : "no");
+    key.add("tlc-include", frontend.tlcIncludeDir);
+    for (const std::string& input : Options.sources.inputs) {
+      key.add("input", Paths.input(input));
+      if (llvm::Error error = key.addFile("input-content", input))
+        return error;
+    }
+    for (const std::string& file : Templates.files())
+      if (llvm::Error error = key.addFile("template " + llvm::sys::path::filename(file).str(), file))
+        return error;
+    return key.digest();
+  }
+
   DeviceBuildOptions deviceOptions() const {
     DeviceBuildOptions device;
     device.name = Name;
@@ -174,6 +275,7 @@ private:
     device.nvccFlags = Options.nvccFlags;
     device.tlcIncludeDir = Options.sources.frontend.tlcIncludeDir;
     device.workDir = Work->workDir();
+    device.launcher = Options.launcher;
     return device;
   }
 
@@ -270,7 +372,7 @@ private:
     facts.tlcVersion = tlcVersion();
     facts.clangVersion = clangVersion();
     facts.nvccVersion = nvccRelease;
-    facts.hostCompilerVersion = Compiler.version;
+    facts.hostCompilerVersion = hostCompilerVersion(Compiler);
     facts.archs = archLabels(sms);
     HostPlan host = hostPlan();
     std::vector<const Step*> steps;
@@ -317,6 +419,7 @@ private:
   std::unique_ptr<Staging> Work;
   DisplayPaths Paths;
   JobSlots Slots;
+  BuildCache* Cache;
   StepRunner Runner;
 };
 
@@ -346,8 +449,11 @@ llvm::Error runBuild(const BuildOptions& options) {
   auto staging = Staging::create(options.outputDir);
   if (!staging)
     return staging.takeError();
+  bool useCache = !options.noCache && cacheEnabledByEnvironment() && !options.emitOnly &&
+                  !options.keepTemps;
+  BuildCache cache(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir);
   Builder builder(options, *name, std::move(*toolkit), std::move(compiler),
-                  std::move(*templates), std::move(*staging));
+                  std::move(*templates), std::move(*staging), useCache ? &cache : nullptr);
   return builder.run();
 }
 

@@ -42,11 +42,29 @@ struct BuildOptions {
   bool emitOnly = false;              // --emit-only
   bool keepTemps = false;             // --keep-temps
   std::string templateDir;            // --template-dir; default: <prefix>/share/tlc/templates
+  bool quiet = false;                 // -q: no progress lines
+  std::string depfile;                // --depfile: Make-style list of every file read
+  std::string depfileTarget;          // --depfile-target; default: OUTDIR/NAME.json
+  std::vector<std::string> launcher;  // --launcher: run nvcc under this (ccache, sccache)
+  bool noCache = false;               // --no-cache (or TLC_DISABLE_CACHE=1)
+  std::string cacheDir;               // default: TLC_CACHE_DIR, XDG_CACHE_HOME/tlc, ~/.cache/tlc
 };
 
 // `tlc build`: a device image, lib<name>.so, <name>.h and <name>.json in the output folder,
 // published only when every step succeeded.
 llvm::Error runBuild(const BuildOptions& options);
+
+// `tlc verify OUTDIR`: each output's SHA-256 against the manifest; InputError on a mismatch.
+llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out);
+
+struct CacheOptions {
+  std::string action; // stats, clear, prune
+  std::string maxSize;
+  std::string cacheDir; // default: TLC_CACHE_DIR, XDG_CACHE_HOME/tlc, ~/.cache/tlc
+};
+
+// `tlc cache stats|clear|prune --max-size SIZE`.
+llvm::Error runCache(const CacheOptions& options, llvm::raw_ostream& out);
 
 // `tlc --version`: tlc's, Clang's and the CUDA toolkit's versions.
 void printVersion(const std::string& cudaPath, llvm::raw_ostream& out);

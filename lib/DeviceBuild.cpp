@@ -3,7 +3,9 @@
 #include "DeviceImage.h"
 #include "Error.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -57,6 +59,14 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
 
 static std::string archLabel(const std::string& arch) { return arch.empty() ? "default" : arch; }
 
+// nvcc, under the compiler launcher (ccache, sccache) if one was given.
+static std::vector<std::string> nvccCommand(const DeviceBuildOptions& options,
+                                            const CudaToolkit& toolkit) {
+  std::vector<std::string> argv = options.launcher;
+  argv.push_back(toolkit.nvcc);
+  return argv;
+}
+
 DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit) {
   DevicePlan plan;
   plan.relocatable = options.inputs.size() > 1 || wantsRelocatable(options.nvccFlags);
@@ -70,36 +80,33 @@ DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit&
     std::string label = archLabel(arch);
     std::string cubin = inWork(options.name + "." + label + ".cubin");
     plan.cubins.push_back(cubin);
-    if (!plan.relocatable) {
-      Step compile{"nvcc " + llvm::sys::path::filename(options.inputs[0]).str() + " (" +
-                       label + ")",
-                   {toolkit.nvcc, "-cubin"},
-                   cubin};
+    auto compileStep = [&](const std::string& input, const std::string& output) {
+      Step compile{"nvcc " + llvm::sys::path::filename(input).str() + " (" + label + ")",
+                   nvccCommand(options, toolkit), output};
+      compile.argv.push_back("-cubin");
+      if (plan.relocatable)
+        compile.argv.push_back("-rdc=true");
       for (const std::string& f : targetFlags(arch))
         compile.argv.push_back(f);
       compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
-      compile.argv.insert(compile.argv.end(), {options.inputs[0], "-o", cubin});
-      plan.compiles.push_back(std::move(compile));
+      compile.argv.insert(compile.argv.end(), {"-MD", "-MF", output + ".d", input, "-o", output});
+      plan.dependencyFiles.push_back(output + ".d");
+      return compile;
+    };
+    if (!plan.relocatable) {
+      plan.compiles.push_back(compileStep(options.inputs[0], cubin));
       continue;
     }
-    Step link{"device link (" + label + ")",
-              {toolkit.nvcc, "-dlink", "-cubin", "-Xnvlink", "-ignore-host-info"},
-              cubin};
+    Step link{"device link (" + label + ")", nvccCommand(options, toolkit), cubin};
+    link.argv.insert(link.argv.end(), {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info"});
     for (const std::string& f : targetFlags(arch))
       link.argv.push_back(f);
     for (size_t i = 0; i < options.inputs.size(); ++i) {
       const std::string& input = options.inputs[i];
-      std::string stem = llvm::sys::path::stem(input).str();
       // The index keeps a.cu and other/a.cu apart.
-      std::string object = inWork(std::to_string(i) + "-" + stem + "." + label + ".o");
-      Step compile{"nvcc " + llvm::sys::path::filename(input).str() + " (" + label + ")",
-                   {toolkit.nvcc, "-dc"},
-                   object};
-      for (const std::string& f : targetFlags(arch))
-        compile.argv.push_back(f);
-      compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
-      compile.argv.insert(compile.argv.end(), {input, "-o", object});
-      plan.compiles.push_back(std::move(compile));
+      std::string object = inWork(std::to_string(i) + "-" + llvm::sys::path::stem(input).str() +
+                                  "." + label + ".rdc.cubin");
+      plan.compiles.push_back(compileStep(input, object));
       link.argv.push_back(object);
     }
     link.argv.insert(link.argv.end(), {"-o", cubin});
@@ -119,6 +126,37 @@ DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit&
                            ",file=" + plan.cubins[i]);
   plan.package = std::move(package);
   return plan;
+}
+
+std::vector<std::string> readDependencyFile(const std::string& path) {
+  std::vector<std::string> files;
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return files;
+  llvm::StringRef text = (*buffer)->getBuffer().split(':').second; // after "target :"
+  std::string current;
+  auto flush = [&] {
+    if (!current.empty())
+      files.push_back(current);
+    current.clear();
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (c == '\\' && (next == '\n' || next == '\r')) {
+      flush(); // a line continuation
+      ++i;
+    } else if (c == '\\' && next == ' ') {
+      current += ' '; // an escaped space inside a path
+      ++i;
+    } else if (llvm::isSpace(c)) {
+      flush();
+    } else {
+      current += c;
+    }
+  }
+  flush();
+  return files;
 }
 
 static std::string joined(const std::set<std::string>& names) {

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 
@@ -20,6 +21,12 @@ std::atomic<const char*> interruptedStaging{nullptr};
 void removeStagingOnInterrupt() {
   if (const char* root = interruptedStaging.load())
     llvm::sys::fs::remove_directories(root);
+}
+
+bool sameContents(const std::string& a, const std::string& b) {
+  auto left = llvm::MemoryBuffer::getFile(a, false, false);
+  auto right = llvm::MemoryBuffer::getFile(b, false, false);
+  return left && right && (*left)->getBuffer() == (*right)->getBuffer();
 }
 
 } // namespace
@@ -74,6 +81,9 @@ llvm::Error Staging::publish(const std::vector<std::string>& files) {
   std::vector<std::string> moved;
   for (const std::string& file : files) {
     std::string target = OutputDir + "/" + file;
+    // An unchanged output keeps its timestamp, so nothing downstream rebuilds for nothing.
+    if (sameContents(Outputs + "/" + file, target))
+      continue;
     if (llvm::sys::fs::exists(target))
       llvm::sys::fs::create_hard_link(target, backup + "/" + file);
     if (auto ec = llvm::sys::fs::rename(Outputs + "/" + file, target)) {

@@ -22,7 +22,8 @@ public:
   const std::string& root() const { return Root; }
 
   // Moves each of `files` (names inside outputsDir()) into the output folder, replacing files
-  // of the same name. If any move fails, the ones already made are undone.
+  // of the same name unless their contents are equal (their timestamps then stay). If any move
+  // fails, the ones already made are undone.
   llvm::Error publish(const std::vector<std::string>& files);
 
   // Keeps the staging folder (--keep-temps) instead of removing it.

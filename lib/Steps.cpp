@@ -15,11 +15,34 @@ static std::mutex& outputMutex() {
   return mutex;
 }
 
+Progress::Progress(unsigned total, bool quiet)
+    : Total(total), Quiet(quiet), Terminal(stderrIsTerminal()) {}
+
+Progress::~Progress() {
+  if (Terminal && Shown)
+    llvm::errs() << "\n";
+}
+
+void Progress::start(const std::string& description) {
+  if (Quiet)
+    return;
+  std::lock_guard<std::mutex> lock(Mutex);
+  std::string line = "[" + std::to_string(++Done) + "/" + std::to_string(Total) + "] " + description;
+  if (Terminal)
+    llvm::errs() << "\r" << line << "\x1b[K"; // ninja-style: rewrite the status line
+  else
+    llvm::errs() << line << "\n";
+  llvm::errs().flush();
+  Shown = true;
+}
+
 std::string StepRunner::commandLine(const Step& step) const {
   return display ? display(step.argv) : shellQuote(step.argv);
 }
 
 llvm::Error StepRunner::run(const Step& step) const {
+  if (progress)
+    progress->start(step.description);
   if (verbose) {
     std::lock_guard<std::mutex> lock(outputMutex());
     llvm::errs() << shellQuote(step.argv) << "\n";

@@ -5,6 +5,7 @@
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,23 @@ struct Step {
   std::string output; // the file it produces
 };
 
+// `[3/12] nvcc b.cu (sm_90a)` as each step starts: one line rewritten in place on a terminal,
+// plain lines otherwise, nothing when quiet.
+class Progress {
+public:
+  Progress(unsigned total, bool quiet);
+  ~Progress();
+  void start(const std::string& description);
+
+private:
+  std::mutex Mutex;
+  unsigned Total, Done = 0;
+  bool Quiet, Terminal, Shown = false;
+};
+
 struct StepRunner {
   bool verbose = false;
+  Progress* progress = nullptr;
   // How the manifest records a command (build folders rewritten); -v prints the real one.
   std::function<std::string(const std::vector<std::string>&)> display;
   // Called with the text a step printed when it succeeded (warnings); by default to stderr.

@@ -108,13 +108,16 @@ llvm::Expected<HostCompiler> findHostCompiler() {
     return toolchainError("host C++ compiler '" + name +
                           "' not found (set CXX or install g++): " +
                           summarize(path.takeError()).message);
-  HostCompiler compiler;
-  compiler.path = *path;
+  return HostCompiler{*path};
+}
+
+std::string hostCompilerVersion(const HostCompiler& compiler) {
   auto result = runCommand({compiler.path, "--version"});
-  if (!result)
-    return result.takeError();
-  compiler.version = llvm::StringRef(result->output).split('\n').first.trim().str();
-  return compiler;
+  if (!result) {
+    llvm::consumeError(result.takeError());
+    return "unknown";
+  }
+  return llvm::StringRef(result->output).split('\n').first.trim().str();
 }
 
 } // namespace tlc

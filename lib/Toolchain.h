@@ -34,9 +34,10 @@ std::string clangResourceDir();
 // The host C++ compiler used for launcher libraries: $CXX, else `c++`.
 struct HostCompiler {
   std::string path;
-  std::string version; // first line of `--version`
 };
 llvm::Expected<HostCompiler> findHostCompiler();
+// The first line of its `--version`, for manifests.
+std::string hostCompilerVersion(const HostCompiler& compiler);
 
 // tlc's own version, e.g. "0.1.0".
 const char* tlcVersion();

@@ -179,7 +179,7 @@ TEST_CASE("a two-file module with templates, overloads, records, half and bf16 b
   CHECK_THAT(header, Contains("  double origin[2];"));
 }
 
-TEST_CASE("every sample builds; several inputs are device-linked", "[build]") {
+TEST_CASE("every sample builds, and several inputs are device-linked", "[build]") {
   std::string root = scratchDir("build-samples");
   buildOk({sample("templates/kernels.cu"), "--name", "templates", "-o", root + "/templates"});
   CHECK(exportedSymbols(root + "/templates/libtemplates.so") ==
@@ -206,7 +206,7 @@ TEST_CASE("two archs give a fatbin holding both", "[build]") {
   CHECK_THAT(build.err, Contains("kept temporary files in "));
 }
 
-TEST_CASE("--entry keeps only the named kernels; --external-image leaves the image out",
+TEST_CASE("entries keep only the named kernels, an external image stays out of the library",
           "[build]") {
   std::string root = scratchDir("build-entry");
   buildOk({sample("templates/kernels.cu"), "--name", "t", "--entry", "blas::axpy", "--entry",
@@ -266,7 +266,7 @@ TEST_CASE("source errors, duplicates, bad flags and unknown entries fail cleanly
   ToolRun syntax = runTlc({"build", fixture("errors/syntax.cu"), "--name", "vadd", "-o", out});
   CHECK(syntax.exitCode == 1);
   CHECK_THAT(syntax.err, Contains("syntax.cu:2:9: error"));
-  CHECK_THAT(syntax.err, !Contains("nvcc")); // nvcc would only repeat Clang's message
+  CHECK_THAT(syntax.err, !Contains("failed")); // nvcc would only repeat Clang's message
   checkUntouched(out);
 
   ToolRun badFlag = runTlc({"build", sample("vadd/vadd.cu"), "--arch", "90", "-o", out});

@@ -24,7 +24,11 @@ ToolRun runTlc(const std::vector<std::string>& args, const std::vector<std::stri
   argv.insert(argv.end(), args.begin(), args.end());
   RunOptions options;
   options.separateErrors = true;
-  options.environment = environmentWith(env);
+  // Builds in tests use a cache of their own, never the user's.
+  std::vector<std::string> overrides = {"TLC_CACHE_DIR=" + std::string(TLC_TEST_SCRATCH_DIR) +
+                                        "/cache"};
+  overrides.insert(overrides.end(), env.begin(), env.end());
+  options.environment = environmentWith(overrides);
   auto result = runCommand(argv, options);
   REQUIRE_EXPECTED(result);
   return {result->exitCode, result->output, result->errors};

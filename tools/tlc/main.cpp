@@ -98,6 +98,17 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
   command.add_flag("--keep-temps", options.keepTemps, "Keep the staging folder and say where");
   command.add_option("--template-dir", options.templateDir,
                      "Launcher templates to use instead of the installed ones");
+  command.add_flag("-q,--quiet", options.quiet, "No progress lines");
+  command.add_option("--depfile", options.depfile,
+                     "Write a Make-style list of every file the build read (for Ninja/Make)");
+  command.add_option("--depfile-target", options.depfileTarget,
+                     "The target named in the depfile (default: OUTDIR/NAME.json)");
+  command.add_option("--launcher", options.launcher,
+                     "Run nvcc under this command, e.g. ccache or sccache (repeatable for its "
+                     "arguments)")
+      ->allow_extra_args(false);
+  command.add_flag("--no-cache", options.noCache,
+                   "Do not use the build cache (also TLC_DISABLE_CACHE=1)");
 }
 
 int finish(llvm::Error error) { return static_cast<int>(tlc::reportErrors(std::move(error))); }
@@ -136,6 +147,23 @@ int main(int argc, char** argv) {
       "build", "Compile .cu files into a device image and a launcher library with a C header");
   addBuildOptions(*buildCommand, build);
 
+  CLI::App* verifyCommand = app.add_subcommand(
+      "verify", "Check the files of a build folder against the hashes in its manifest");
+  std::string verifyDir;
+  verifyCommand->add_option("outdir", verifyDir, "A folder written by tlc build")->required();
+
+  CLI::App* cacheCommand = app.add_subcommand("cache", "Inspect or trim the build cache");
+  cacheCommand->require_subcommand(1);
+  tlc::CacheOptions cache;
+  cacheCommand->add_subcommand("stats", "Entries, size, hits and misses")
+      ->callback([&] { cache.action = "stats"; });
+  cacheCommand->add_subcommand("clear", "Remove every entry")
+      ->callback([&] { cache.action = "clear"; });
+  CLI::App* prune = cacheCommand->add_subcommand("prune", "Remove least recently used entries");
+  prune->add_option("--max-size", cache.maxSize, "Keep at most this much: 500M, 10G, ...")
+      ->required();
+  prune->callback([&] { cache.action = "prune"; });
+
   try {
     app.parse(args);
   } catch (const CLI::Success& e) {
@@ -160,6 +188,10 @@ int main(int argc, char** argv) {
     return finish(tlc::runInspect(inspect, llvm::outs()));
   if (*checkCommand)
     return finish(tlc::runCheck(check, llvm::outs()));
+  if (*verifyCommand)
+    return finish(tlc::runVerify(verifyDir, llvm::outs()));
+  if (*cacheCommand)
+    return finish(tlc::runCache(cache, llvm::outs()));
   if (*buildCommand) {
     // Parse for the newest arch built: its kernels are the ones the launcher must reach.
     if (!build.archs.empty())

@@ -1,0 +1,91 @@
+// The build cache: content-addressed, shared by concurrent builders, never trusted blindly.
+//
+// A build's key has two parts. The first covers what is known before any work: every input's
+// content, every flag, arch and entry, the templates, and the identity of tlc, Clang, nvcc and
+// the host compiler. Under it, each entry records the files the build read (headers included)
+// with their content hashes; an entry is a hit when all of them still hash the same, which is
+// the second part of the key. Outputs are stored with their SHA-256 and checked on every use: a
+// corrupt or partial entry is removed and rebuilt, never used. Entries are published by
+// renaming a finished staging folder, so a reader never sees half of one.
+//
+//   <cache>/v1/<first key>/<second key>/{entry.json, outputs...}
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+// TLC_CACHE_DIR, else $XDG_CACHE_HOME/tlc, else ~/.cache/tlc.
+std::string defaultCacheDir();
+// False when TLC_DISABLE_CACHE is set to anything but "" or "0".
+bool cacheEnabledByEnvironment();
+
+// Accumulates the first part of a key.
+class CacheKey {
+public:
+  void add(llvm::StringRef label, llvm::StringRef value);
+  llvm::Error addFile(llvm::StringRef label, const std::string& path); // by content
+  void addFileIdentity(llvm::StringRef label, const std::string& path); // path, size, mtime
+  std::string digest() const;
+
+private:
+  std::string Material;
+};
+
+struct CachedFile {
+  std::string name;   // as published in OUTDIR
+  std::string sha256;
+};
+
+struct CacheHit {
+  std::string entryDir;
+  std::vector<CachedFile> files;
+  std::vector<std::string> dependencies; // what the original build read, for --depfile
+};
+
+struct CacheStats {
+  uint64_t entries = 0, bytes = 0, hits = 0, misses = 0;
+};
+
+class BuildCache {
+public:
+  explicit BuildCache(std::string dir) : Dir(std::move(dir)) {}
+
+  const std::string& dir() const { return Dir; }
+
+  // An entry under `key` whose recorded dependencies still hash the same.
+  std::optional<CacheHit> find(const std::string& key);
+
+  // Copies the entry's files into `dir` and checks each against its SHA-256. On any mismatch
+  // or read failure the entry is removed and false returned: the caller builds instead.
+  bool restore(const CacheHit& hit, const std::string& dir);
+
+  // Counts a hit or a miss for `tlc cache stats`.
+  void count(bool hit);
+
+  // Copies `files` (names inside `outputsDir`) into a new entry under `key`, with the files the
+  // build read. Losing a race with another builder storing the same entry is not an error.
+  llvm::Error store(const std::string& key, const std::string& outputsDir,
+                    const std::vector<std::string>& files,
+                    const std::vector<std::string>& dependencies);
+
+  llvm::Expected<CacheStats> stats() const;
+  llvm::Error clear();
+  // Removes the least recently used entries until the cache holds at most `maxBytes`.
+  llvm::Expected<uint64_t> prune(uint64_t maxBytes); // returns the bytes removed
+
+private:
+  std::string versionDir() const { return Dir + "/v1"; }
+  void discard(const std::string& entryDir);
+  std::string Dir;
+};
+
+// "500M", "10G", "1024K", "4096" (bytes) -> bytes; InputError otherwise.
+llvm::Expected<uint64_t> parseSize(llvm::StringRef text);
+
+} // namespace tlc

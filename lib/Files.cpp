@@ -1,0 +1,60 @@
+#include "Files.h"
+
+#include "Error.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tlc {
+
+llvm::Error writeFile(const std::string& path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return inputError("cannot write '" + path + "': " + ec.message());
+  out << contents;
+  out.close();
+  if (out.has_error())
+    return inputError("cannot write '" + path + "': " + out.error().message());
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> readFile(const std::string& path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return inputError("cannot read '" + path + "': " + buffer.getError().message());
+  return (*buffer)->getBuffer().str();
+}
+
+llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef contents) {
+  if (auto existing = readFile(path); existing && *existing == contents)
+    return llvm::Error::success();
+  else if (!existing)
+    llvm::consumeError(existing.takeError());
+  llvm::SmallString<256> temporary;
+  int fd = -1;
+  if (auto ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temporary))
+    return inputError("cannot write '" + path + "': " + ec.message());
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << contents;
+  }
+  if (auto ec = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    return inputError("cannot write '" + path + "': " + ec.message());
+  }
+  return llvm::Error::success();
+}
+
+std::string absolutePath(const std::string& path) {
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  return absolute.str().str();
+}
+
+} // namespace tlc

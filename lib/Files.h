@@ -1,0 +1,21 @@
+// Small file operations with tlc's error conventions.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tlc {
+
+llvm::Error writeFile(const std::string& path, llvm::StringRef contents);
+
+// Writes through a temporary file and a rename, so readers never see half a file; leaves the
+// file (and its timestamp) alone when it already holds `contents`.
+llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef contents);
+
+llvm::Expected<std::string> readFile(const std::string& path);
+
+std::string absolutePath(const std::string& path);
+
+} // namespace tlc

@@ -1,0 +1,179 @@
+// The fake driver's state, shared by its entry points and its control API, and `Call`, which
+// every entry point starts with: it takes the state's lock and logs the call when it returns.
+#ifndef TLC_FAKE_CUDA_DRIVER_H
+#define TLC_FAKE_CUDA_DRIVER_H
+
+#include "Image.h"
+#include "fake_cuda.h"
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+// The objects behind the driver's opaque handles (cuda.h declares these structs and never
+// defines them). They are never freed, so a stale handle stays recognisable as one.
+struct CUctx_st {
+  int device = 0;
+  bool primary = false;
+  bool destroyed = false;
+};
+
+struct CUlib_st {
+  std::vector<fake_cuda::ElfImage> images;
+  bool loaded = true;
+  std::map<std::string, CUkern_st*> kernels; // by symbol: asking twice gives the same handle
+  std::map<int, CUmod_st*> modules;          // by device
+};
+
+struct CUkern_st {
+  CUlib_st* library = nullptr;
+  std::string symbol;
+  int parameterCount = -1; // -1: the image does not say
+  std::vector<uint32_t> parameterSizes;
+  unsigned clusterDims[3] = {0, 0, 0};          // compiled __cluster_dims__, or zeros
+  std::map<int, std::map<int, int>> attributes; // per device: attributes set so far
+  std::map<CUctx_st*, CUfunc_st*> functions;    // per context, as cuKernelGetFunction gave them
+};
+
+struct CUmod_st {
+  CUlib_st* library = nullptr;
+  int device = 0;
+  int sm = 0;
+};
+
+struct CUfunc_st {
+  CUkern_st* kernel = nullptr;
+  CUctx_st* context = nullptr;
+};
+
+namespace fake_cuda {
+
+struct Device {
+  int major = 0;
+  int minor = 0;
+  CUctx_st* primary = nullptr;
+  int retains = 0; // the primary context is active while this is positive
+};
+
+// The most dynamic shared memory a block may opt in to on `device`, as on the real parts.
+int sharedMemoryOptin(const Device& device);
+
+struct Failure {
+  CUresult result = CUDA_SUCCESS;
+  int remaining = 0; // calls still to fail; FAKE_CUDA_ALWAYS: all
+};
+
+enum class HandleKind { Context, Library, Kernel, Module, Function };
+
+struct State {
+  std::mutex mutex; // guards everything below
+  bool initialized = false;
+  std::vector<Device> devices;
+  std::map<std::string, Failure> failures;
+  std::set<std::string> hidden;
+  std::vector<fake_cuda_call> log;
+  std::map<int, int> chosenSm; // per device: the SM cuLibraryGetModule chose last
+  CUlib_st* latestLibrary = nullptr;
+
+  // Every object ever made; deques, so the addresses handed out stay put.
+  std::deque<CUctx_st> contexts;
+  std::deque<CUlib_st> libraries;
+  std::deque<CUkern_st> kernels;
+  std::deque<CUmod_st> modules;
+  std::deque<CUfunc_st> functions;
+  // What each handed-out pointer is, so a handle is checked without dereferencing it.
+  std::map<const void*, HandleKind> handles;
+
+  template <typename T, HandleKind Kind> T* make(std::deque<T>& objects) {
+    T* object = &objects.emplace_back();
+    handles[object] = Kind;
+    return object;
+  }
+  CUctx_st* makeContext(int device, bool primary);
+  CUlib_st* makeLibrary() { return make<CUlib_st, HandleKind::Library>(libraries); }
+  CUkern_st* makeKernel() { return make<CUkern_st, HandleKind::Kernel>(kernels); }
+  CUmod_st* makeModule() { return make<CUmod_st, HandleKind::Module>(modules); }
+  CUfunc_st* makeFunction() { return make<CUfunc_st, HandleKind::Function>(functions); }
+
+  // `handle` as an object of the given kind, or null if it is not one.
+  template <typename T> T* find(const void* handle, HandleKind kind) const {
+    auto it = handles.find(handle);
+    return it != handles.end() && it->second == kind ? static_cast<T*>(const_cast<void*>(handle))
+                                                     : nullptr;
+  }
+
+  // `handle` as a kernel of a library still loaded, or null.
+  CUkern_st* liveKernel(const void* handle) const {
+    auto* kernel = find<CUkern_st>(handle, HandleKind::Kernel);
+    return kernel && kernel->library->loaded ? kernel : nullptr;
+  }
+
+  bool validDevice(int ordinal) const {
+    return ordinal >= 0 && ordinal < static_cast<int>(devices.size());
+  }
+  // Whether work can run in `context`: not destroyed, and if primary, retained.
+  bool usable(const CUctx_st* context) const;
+  // The image of `library` that serves `device`, or null.
+  const ElfImage* imageFor(const CUlib_st& library, int device) const;
+  // Makes a device per "major.minor" capability; old primary contexts are marked destroyed.
+  void setDevices(const std::vector<std::pair<int, int>>& capabilities);
+  // Back to the documented defaults (fake_cuda_reset).
+  void reset();
+};
+
+// A kernel attribute on a device: as last set there, else the fake's default.
+int kernelAttribute(const CUkern_st& kernel, int device, CUfunction_attribute attribute);
+
+// The log index of the encode call whose pattern `map` holds, or -1 (TensorMaps.cpp).
+long tensorMapSource(const void* map);
+
+// The one state of the process.
+State& state();
+
+// The calling thread's context stack, top at the back.
+std::vector<CUctx_st*>& contextStack();
+inline CUctx_st* currentContext() {
+  auto& stack = contextStack();
+  return stack.empty() ? nullptr : stack.back();
+}
+
+// One driver call, from entry to return. Holds the state's lock throughout, and appends its
+// record to the log when it goes out of scope, so every return path is logged.
+class Call {
+public:
+  explicit Call(const char* function);
+  ~Call();
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  State& state() { return S; }
+  fake_cuda_call& record() { return Record; }
+  // What every entry point checks first: an injected failure for this function, then (when
+  // the call needs it) whether cuInit has run. CUDA_SUCCESS: go on.
+  CUresult start(bool needsInit = true);
+  // Notes the result in the record; returns it.
+  CUresult finish(CUresult result) {
+    Record.result = result;
+    return result;
+  }
+
+private:
+  State& S;
+  std::lock_guard<std::mutex> Lock;
+  fake_cuda_call Record;
+};
+
+// Copies `text` into a fixed-size field, cut short if need be.
+template <size_t N> void copyText(char (&field)[N], const std::string& text) {
+  size_t length = text.size() < N - 1 ? text.size() : N - 1;
+  text.copy(field, length);
+  field[length] = '\0';
+}
+
+} // namespace fake_cuda
+
+#endif

@@ -1,0 +1,352 @@
+// Loading: lazy start, per-device state and contexts, unload, threads, multi-arch images,
+// external images and get_function.
+#include "FakeDriver.h"
+
+#include "basic.h"
+#include "external.h"
+#include "multi.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <set>
+#include <string>
+#include <thread>
+
+using namespace tlc_test;
+
+namespace {
+
+// Launches basic's `scale` (the simplest to call) on `device`.
+tlc_status launchScale(int device, unsigned grid = 4) {
+  basic_config config = makeConfig<basic_config>(grid, 128, device);
+  return basic_scale(&config, nullptr, 2.0f, 512);
+}
+
+std::set<std::string> symbolsLookedUp() {
+  std::set<std::string> symbols;
+  for (const fake_cuda_call& call : loggedCalls("cuLibraryGetKernel"))
+    symbols.insert(call.symbol);
+  return symbols;
+}
+
+std::set<std::string> basicSymbols() {
+  std::set<std::string> symbols;
+  for (int kernel = 0; kernel < basic_kernel_count(); ++kernel)
+    symbols.insert(basic_kernel_name(kernel));
+  return symbols;
+}
+
+} // namespace
+
+TEST_CASE("nothing calls the driver before the first launch") {
+  useDevices("9.0");
+  int kernel = -1;
+  CHECK(basic_kernel_count() == BASIC_KERNEL_COUNT);
+  CHECK(std::string(basic_kernel_name(BASIC_KERNEL_vadd)) == "_Z4vaddPKfS0_Pfi");
+  CHECK(basic_find_kernel("vadd", &kernel) == TLC_SUCCESS);
+  CHECK(std::string(basic_status_string(TLC_ERROR_IMAGE)) == "TLC_ERROR_IMAGE");
+  CHECK(std::string(basic_last_error()).empty());
+  CHECK(basic_set_image_path(nullptr) == TLC_SUCCESS);
+  CHECK(basic_unload() == TLC_SUCCESS);
+  REQUIRE(fake_cuda_log_size() == 0);
+
+  REQUIRE(launchScale(0) == TLC_SUCCESS);
+  CHECK(countCalls("cuInit") == 1);
+  CHECK(countCalls("cuLibraryLoadData") == 1);
+  CHECK(countCalls("cuLaunchKernel") == 1);
+}
+
+TEST_CASE("the image is loaded once and each kernel looked up once, however many launches") {
+  useDevices("9.0");
+  basic_config config = makeConfig<basic_config>(4, 64);
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(basic_vadd(&config, nullptr, nullptr, nullptr, 0) == TLC_SUCCESS);
+    REQUIRE(basic_scale(&config, nullptr, 1.0f, 0) == TLC_SUCCESS);
+    REQUIRE(basic_stage(&config, nullptr, nullptr, 0) == TLC_SUCCESS);
+  }
+  CHECK(countCalls("cuLaunchKernel") == 9);
+  CHECK(countCalls("cuInit") == 1);
+  CHECK(countCalls("cuLibraryLoadData") == 1);
+  CHECK(countCalls("cuLibraryGetKernel") == BASIC_KERNEL_COUNT);
+  CHECK(symbolsLookedUp() == basicSymbols());
+  CHECK(countCalls("cuDevicePrimaryCtxRetain") == 1);
+  CHECK(countCalls("cuLibraryGetModule") == 1);
+  std::set<std::string> entryPoints;
+  for (const fake_cuda_call& call : loggedCalls("cuGetProcAddress"))
+    CHECK(entryPoints.insert(call.symbol).second); // each asked for once
+}
+
+TEST_CASE("NAME_load prepares a device without launching") {
+  useDevices("9.0");
+  REQUIRE(basic_load(0) == TLC_SUCCESS);
+  CHECK(countCalls("cuLibraryLoadData") == 1);
+  CHECK(fake_cuda_primary_retains(0) == 1);
+  CHECK(fake_cuda_chosen_sm(0) == 90);
+  CHECK(countCalls("cuLaunchKernel") == 0);
+  CHECK(fake_cuda_current_context() == nullptr);
+
+  fake_cuda_clear_log();
+  REQUIRE(basic_load(0) == TLC_SUCCESS);
+  REQUIRE(launchScale(0) == TLC_SUCCESS);
+  CHECK(loggedFunctions() == std::vector<std::string>{"cuCtxGetCurrent", "cuCtxPushCurrent",
+                                                      "cuLaunchKernel", "cuCtxPopCurrent"});
+}
+
+TEST_CASE("a launch on device 1 retains device 1's primary context only") {
+  useDevices("9.0,9.0");
+  REQUIRE(launchScale(1) == TLC_SUCCESS);
+  CHECK(fake_cuda_primary_retains(1) == 1);
+  CHECK(fake_cuda_primary_retains(0) == 0);
+  for (const char* perDevice : {"cuDeviceGet", "cuDeviceGetAttribute", "cuDevicePrimaryCtxRetain"})
+    for (const fake_cuda_call& call : loggedCalls(perDevice))
+      CHECK(call.device == 1);
+  auto launches = loggedCalls("cuLaunchKernel");
+  REQUIRE(launches.size() == 1);
+  CHECK(launches[0].device == 1);
+  CHECK(launches[0].context == fake_cuda_primary_context(1));
+}
+
+TEST_CASE("a launch with no current context pushes the primary context and pops it after") {
+  useDevices("9.0");
+  REQUIRE(fake_cuda_current_context() == nullptr);
+  REQUIRE(launchScale(0) == TLC_SUCCESS);
+  CHECK(fake_cuda_current_context() == nullptr);
+  CHECK(fake_cuda_context_depth() == 0);
+
+  std::vector<fake_cuda_call> calls = loggedCalls();
+  size_t launch = 0;
+  while (launch < calls.size() && std::string(calls[launch].function) != "cuLaunchKernel")
+    ++launch;
+  REQUIRE(launch > 0);
+  REQUIRE(launch + 1 < calls.size());
+  CHECK(std::string(calls[launch].function) == "cuLaunchKernel");
+  CHECK(calls[launch].context == fake_cuda_primary_context(0));
+  CHECK(std::string(calls[launch - 1].function) == "cuCtxPushCurrent");
+  CHECK(calls[launch - 1].handle == fake_cuda_primary_context(0));
+  CHECK(std::string(calls[launch + 1].function) == "cuCtxPopCurrent");
+  CHECK(calls[launch + 1].handle == fake_cuda_primary_context(0));
+}
+
+TEST_CASE("a launch in the caller's own context on the device uses it as is") {
+  useDevices("9.0");
+  CUcontext own = fake_cuda_create_context(0);
+  REQUIRE(own != nullptr);
+  REQUIRE(fake_cuda_set_current(own) == 0);
+
+  REQUIRE(launchScale(0) == TLC_SUCCESS); // the first launch also sets the device up
+  CHECK(fake_cuda_current_context() == own);
+  fake_cuda_clear_log();
+  REQUIRE(launchScale(0) == TLC_SUCCESS);
+  CHECK(countCalls("cuCtxPushCurrent") == 0);
+  CHECK(countCalls("cuCtxPopCurrent") == 0);
+  auto launches = loggedCalls("cuLaunchKernel");
+  REQUIRE(launches.size() == 1);
+  CHECK(launches[0].context == own);
+  CHECK(fake_cuda_current_context() == own);
+  CHECK(fake_cuda_context_depth() == 1);
+}
+
+TEST_CASE("a launch on another device than the caller's context leaves that context current") {
+  useDevices("9.0,9.0");
+  CUcontext own = fake_cuda_create_context(1);
+  REQUIRE(fake_cuda_set_current(own) == 0);
+  REQUIRE(launchScale(0) == TLC_SUCCESS);
+  auto launches = loggedCalls("cuLaunchKernel");
+  REQUIRE(launches.size() == 1);
+  CHECK(launches[0].device == 0);
+  CHECK(launches[0].context == fake_cuda_primary_context(0));
+  CHECK(fake_cuda_current_context() == own);
+  CHECK(fake_cuda_context_depth() == 1);
+}
+
+TEST_CASE("unload releases every primary context and the library and the next launch reloads") {
+  useDevices("9.0,9.0");
+  REQUIRE(launchScale(0) == TLC_SUCCESS);
+  REQUIRE(launchScale(1) == TLC_SUCCESS);
+  REQUIRE(fake_cuda_primary_retains(0) == 1);
+  REQUIRE(fake_cuda_primary_retains(1) == 1);
+  REQUIRE(fake_cuda_loaded_libraries() == 1);
+
+  REQUIRE(basic_unload() == TLC_SUCCESS);
+  CHECK(fake_cuda_primary_retains(0) == 0);
+  CHECK(fake_cuda_primary_retains(1) == 0);
+  CHECK(fake_cuda_loaded_libraries() == 0);
+  CHECK(countCalls("cuDevicePrimaryCtxRelease") == 2);
+  CHECK(countCalls("cuLibraryUnload") == 1);
+
+  long logged = fake_cuda_log_size();
+  REQUIRE(basic_unload() == TLC_SUCCESS); // nothing left to release
+  CHECK(fake_cuda_log_size() == logged);
+
+  REQUIRE(launchScale(1) == TLC_SUCCESS);
+  CHECK(countCalls("cuLibraryLoadData") == 2);
+  CHECK(countCalls("cuLibraryGetKernel") == 2 * BASIC_KERNEL_COUNT);
+  CHECK(fake_cuda_loaded_libraries() == 1);
+  CHECK(fake_cuda_primary_retains(1) == 1);
+  CHECK(fake_cuda_primary_retains(0) == 0);
+  CHECK(countCalls("cuInit") == 1); // the driver stays loaded
+}
+
+TEST_CASE("32 threads launching at once all succeed and share one set-up") {
+  useDevices("9.0,9.0");
+  constexpr int kThreads = 32;
+  std::atomic<int> waiting{kThreads};
+  std::vector<tlc_status> statuses(kThreads, TLC_ERROR_DRIVER);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      --waiting;
+      while (waiting.load() > 0)
+        std::this_thread::yield(); // start together
+      statuses[i] = launchScale(i % 2);
+    });
+  for (std::thread& thread : threads)
+    thread.join();
+
+  for (int i = 0; i < kThreads; ++i)
+    CHECK(statuses[i] == TLC_SUCCESS);
+  CHECK(countCalls("cuInit") == 1);
+  CHECK(countCalls("cuLibraryLoadData") == 1);
+  CHECK(countCalls("cuLibraryGetKernel") == BASIC_KERNEL_COUNT);
+  CHECK(countCalls("cuDevicePrimaryCtxRetain") == 2);
+  CHECK(fake_cuda_primary_retains(0) == 1);
+  CHECK(fake_cuda_primary_retains(1) == 1);
+  auto launches = loggedCalls("cuLaunchKernel");
+  REQUIRE(launches.size() == kThreads);
+  int onDevice[2] = {0, 0};
+  for (const fake_cuda_call& launch : launches) {
+    REQUIRE(launch.result == CUDA_SUCCESS);
+    REQUIRE((launch.device == 0 || launch.device == 1));
+    CHECK(launch.context == fake_cuda_primary_context(launch.device));
+    ++onDevice[launch.device];
+  }
+  CHECK(onDevice[0] == kThreads / 2);
+  CHECK(onDevice[1] == kThreads / 2);
+  CHECK(countCalls("cuCtxPushCurrent") == countCalls("cuCtxPopCurrent"));
+}
+
+TEST_CASE("a multi-arch image serves each device with the image the driver picks") {
+  useDevices("9.0,8.6");
+  multi_config config = makeConfig<multi_config>(2, 32, 0);
+  REQUIRE(multi_fill(&config, nullptr, 1.0f, 64) == TLC_SUCCESS);
+  config.device = 1;
+  REQUIRE(multi_fill(&config, nullptr, 1.0f, 64) == TLC_SUCCESS);
+
+  auto loads = loggedCalls("cuLibraryLoadData");
+  REQUIRE(loads.size() == 1);
+  REQUIRE(loads[0].image_count == 2);
+  CHECK(std::set<int>{loads[0].image_sms[0], loads[0].image_sms[1]} == std::set<int>{80, 90});
+  CHECK(fake_cuda_chosen_sm(0) == 90);
+  CHECK(fake_cuda_chosen_sm(1) == 80);
+  auto launches = loggedCalls("cuLaunchKernel");
+  REQUIRE(launches.size() == 2);
+  CHECK(launches[0].sm == 90);
+  CHECK(launches[1].sm == 80);
+}
+
+TEST_CASE("a device no image can serve fails with TLC_ERROR_NO_BINARY naming its capability") {
+  useDevices("9.0,10.0");
+  multi_config config = makeConfig<multi_config>(2, 32, 1);
+  REQUIRE(multi_fill(&config, nullptr, 1.0f, 64) == TLC_ERROR_NO_BINARY);
+  std::string message = multi_last_error();
+  CHECK_THAT(message, Catch::Contains("device 1") && Catch::Contains("compute capability 10.0") &&
+                          Catch::Contains("sm_80, sm_90a"));
+  CHECK(fake_cuda_primary_retains(1) == 0); // given back
+  CHECK(countCalls("cuLaunchKernel") == 0);
+
+  config.device = 0;
+  CHECK(multi_fill(&config, nullptr, 1.0f, 64) == TLC_SUCCESS);
+}
+
+TEST_CASE("an sm_90a image cannot serve a device of compute capability 8.6") {
+  useDevices("8.6");
+  REQUIRE(launchScale(0) == TLC_ERROR_NO_BINARY);
+  CHECK_THAT(basic_last_error(), Catch::Contains("compute capability 8.6"));
+}
+
+TEST_CASE("an external image is read from beside the library") {
+  useDevices("9.0");
+  external_config config = makeConfig<external_config>(1, 32);
+  REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
+  auto loads = loggedCalls("cuLibraryLoadData");
+  REQUIRE(loads.size() == 1);
+  CHECK(loads[0].image_count == 1);
+  CHECK(loads[0].image_sms[0] == 90);
+}
+
+TEST_CASE("set_image_path loads another image, and not while one is loaded") {
+  useDevices("9.0");
+  external_config config = makeConfig<external_config>(1, 32);
+  // external_fat has the same kernel in a fatbin of two images: the log tells them apart.
+  std::string fatbin = moduleFile("external_fat/external_fat.fatbin");
+  REQUIRE(external_set_image_path(fatbin.c_str()) == TLC_SUCCESS);
+  REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
+  auto loads = loggedCalls("cuLibraryLoadData");
+  REQUIRE(loads.size() == 1);
+  CHECK(loads[0].image_count == 2);
+
+  CHECK(external_set_image_path(nullptr) == TLC_ERROR_INVALID_VALUE);
+  CHECK_THAT(external_last_error(), Catch::Contains("external_unload"));
+  REQUIRE(external_unload() == TLC_SUCCESS);
+  REQUIRE(external_set_image_path(nullptr) == TLC_SUCCESS);
+  REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
+  loads = loggedCalls("cuLibraryLoadData");
+  REQUIRE(loads.size() == 2);
+  CHECK(loads[1].image_count == 1); // the default image again
+}
+
+TEST_CASE("set_image_path to a missing file fails the launch with TLC_ERROR_IMAGE") {
+  useDevices("9.0");
+  const char* missing = "/nonexistent/tlc-runtime-test/external.cubin";
+  REQUIRE(external_set_image_path(missing) == TLC_SUCCESS);
+  external_config config = makeConfig<external_config>(1, 32);
+  REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_ERROR_IMAGE);
+  CHECK_THAT(external_last_error(), Catch::Contains(missing));
+  CHECK(countCalls("cuLibraryLoadData") == 0);
+
+  REQUIRE(external_set_image_path(nullptr) == TLC_SUCCESS);
+  CHECK(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
+}
+
+TEST_CASE("an image without the module's kernels fails with TLC_ERROR_IMAGE and is unloaded") {
+  useDevices("9.0");
+  std::string other = moduleFile("external/external.cubin");
+  REQUIRE(basic_set_image_path(other.c_str()) == TLC_SUCCESS);
+  REQUIRE(launchScale(0) == TLC_ERROR_IMAGE);
+  CHECK_THAT(basic_last_error(),
+             Catch::Contains("is not in the device image") && Catch::Contains(other));
+  CHECK(countCalls("cuLibraryUnload") == 1);
+  CHECK(fake_cuda_loaded_libraries() == 0);
+  CHECK(countCalls("cuDevicePrimaryCtxRetain") == 0);
+}
+
+TEST_CASE("get_function gives the kernel's function in the device's primary context") {
+  useDevices("9.0,9.0");
+  CUfunction function = nullptr;
+  REQUIRE(basic_get_function(BASIC_KERNEL_stage, 1, &function) == TLC_SUCCESS);
+  REQUIRE(function != nullptr);
+  auto calls = loggedCalls("cuKernelGetFunction");
+  REQUIRE(calls.size() == 1);
+  CHECK(calls[0].handle == function);
+  CHECK(std::string(calls[0].symbol) == basic_kernel_name(BASIC_KERNEL_stage));
+  CHECK(calls[0].context == fake_cuda_primary_context(1));
+  CHECK(fake_cuda_current_context() == nullptr);
+
+  CUfunction again = nullptr, onDevice0 = nullptr;
+  REQUIRE(basic_get_function(BASIC_KERNEL_stage, 1, &again) == TLC_SUCCESS);
+  CHECK(again == function);
+  REQUIRE(basic_get_function(BASIC_KERNEL_stage, 0, &onDevice0) == TLC_SUCCESS);
+  CHECK(onDevice0 != function);
+}
+
+TEST_CASE("get_function rejects a bad kernel, result pointer or device") {
+  useDevices("9.0");
+  CUfunction function = nullptr;
+  CHECK(basic_get_function(BASIC_KERNEL_COUNT, 0, &function) == TLC_ERROR_INVALID_VALUE);
+  CHECK(basic_get_function(-1, 0, &function) == TLC_ERROR_INVALID_VALUE);
+  CHECK(basic_get_function(BASIC_KERNEL_vadd, 0, nullptr) == TLC_ERROR_INVALID_VALUE);
+  CHECK(basic_get_function(BASIC_KERNEL_vadd, 1, &function) == TLC_ERROR_NO_DEVICE);
+  CHECK(function == nullptr);
+  CHECK(countCalls("cuKernelGetFunction") == 0);
+}
