@@ -45,6 +45,9 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
       "-target-sdk-version=" + toolkit.versionString(),
       "-std=" + options.standard,
       "-D__TLC__=1",
+      // cooperative_groups declares its cluster API for nvcc, or where this says the cluster
+      // intrinsics exist; they do for Clang's parse (it still checks the arch itself).
+      "-D_CG_CLUSTER_INTRINSICS_AVAILABLE",
   };
   // Reported for CUDA 13.2's headers: Clang needs the rsqrt specifier macro defined empty.
   if (toolkit.cudaVersion >= 13020)

@@ -44,7 +44,8 @@ static const uint16_t POISON = 0xFFFF;
 
 static uint64_t random_state;
 
-/* xorshift64*: a different matrix each run (the seed is printed, for reproducing a failure). */
+/* xorshift64*: a different matrix each run. The seed is printed; pass it as the program's
+   argument to repeat a run. */
 static uint64_t next_random(void) {
   random_state ^= random_state >> 12;
   random_state ^= random_state << 25;
@@ -120,8 +121,10 @@ static void report(const char* what, tlc_status status, long wrong) {
   }
 }
 
-int main(void) {
-  random_state = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull | 1;
+int main(int argc, char** argv) {
+  random_state =
+      argc > 1 ? strtoull(argv[1], NULL, 10) : (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
+  random_state |= 1; /* xorshift must not start from 0 */
   printf("tma_copy: %d x %d bf16, seed %llu\n", ROWS, COLS, (unsigned long long)random_state);
 
   CUdevice device;

@@ -97,6 +97,18 @@ CUresult CUDAAPI libraryGetKernel(CUkernel* kernel, CUlibrary library, const cha
   CUlib_st* owner = liveLibrary(call.state(), library);
   if (!owner)
     return call.finish(CUDA_ERROR_INVALID_HANDLE);
+  // Like the driver (seen on an H100): with a context current, the lookup also checks that the
+  // library has an image for that context's device.
+  State& state = call.state();
+  CUctx_st* context = currentContext();
+  if (context && state.usable(context)) {
+    call.record().device = context->device;
+    const ElfImage* image = state.imageFor(*owner, context->device);
+    if (!image)
+      return call.finish(CUDA_ERROR_NO_BINARY_FOR_GPU);
+    call.record().sm = image->sm();
+    state.chosenSm[context->device] = image->sm();
+  }
   CUkern_st*& found = owner->kernels[name];
   if (!found) {
     if (!anyImageHas(*owner, name)) {
@@ -162,8 +174,11 @@ CUresult CUDAAPI kernelGetFunction(CUfunction* function, CUkernel kernel) {
     return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (!source)
     return call.finish(CUDA_ERROR_INVALID_HANDLE);
-  if (!state.imageFor(*source->library, context->device))
+  const ElfImage* image = state.imageFor(*source->library, context->device);
+  if (!image)
     return call.finish(CUDA_ERROR_NO_BINARY_FOR_GPU);
+  call.record().sm = image->sm();
+  state.chosenSm[context->device] = image->sm();
   CUfunc_st*& made = source->functions[context];
   if (!made) {
     made = state.makeFunction();

@@ -1,0 +1,145 @@
+// bench/tma: the host cost of a launch with two tensor-map parameters through the generated
+// launcher (which checks both tensors and encodes both descriptors on every launch) against a
+// raw cuLaunchKernel with descriptors encoded once beforehand, and against the launcher's
+// _encoded entry point. Bursts of 1000 launches timed on the host, the stream synchronised
+// between bursts outside the timing; variants take turns burst by burst after a warm-up;
+// medians. Target: launcher / raw <= 1.08.
+#include "tma_bench.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kBurst = 1000;
+constexpr int kWarmupBursts = 20;
+constexpr int kBursts = 300;
+
+void check(CUresult result, const char* call) {
+  if (result == CUDA_SUCCESS)
+    return;
+  const char* name = "?";
+  cuGetErrorName(result, &name);
+  std::printf("FAIL: %s -> %s\n", call, name);
+  std::exit(1);
+}
+
+void check(tlc_status status, const char* call) {
+  if (status == TLC_SUCCESS)
+    return;
+  std::printf("FAIL: %s -> %s: %s\n", call, tma_bench_status_string(status),
+              tma_bench_last_error());
+  std::exit(1);
+}
+
+#define CHECK(call) check((call), #call)
+
+struct Setup {
+  CUstream stream = nullptr;
+  tma_bench_config config = {};
+  tlc_tensor a = {}, b = {};
+  CUtensorMap mapA, mapB; // encoded once, for the raw and _encoded variants
+  CUfunction function = nullptr;
+  int n = 1024;
+  void* args[3] = {};
+};
+
+void encode(const tlc_tensor& tensor, CUtensorMap& map) {
+  cuuint32_t box[2] = {64, 64}, elementStrides[2] = {1, 1};
+  CHECK(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, tensor.data,
+                               tensor.dims, tensor.strides, box, elementStrides,
+                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                               CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+void launcher(Setup& s) {
+  for (int i = 0; i < kBurst; ++i)
+    CHECK(tma_bench_two_maps(&s.config, &s.a, &s.b, s.n));
+}
+
+void encoded(Setup& s) {
+  for (int i = 0; i < kBurst; ++i)
+    CHECK(tma_bench_two_maps_encoded(&s.config, &s.mapA, &s.mapB, s.n));
+}
+
+void raw(Setup& s) {
+  for (int i = 0; i < kBurst; ++i)
+    CHECK(cuLaunchKernel(s.function, 1, 1, 1, 32, 1, 1, 0, s.stream, s.args, nullptr));
+}
+
+double median(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+} // namespace
+
+int main() {
+  CUdevice device;
+  CUcontext context;
+  CHECK(cuInit(0));
+  CHECK(cuDeviceGet(&device, 0));
+  CHECK(cuDevicePrimaryCtxRetain(&context, device));
+  CHECK(cuCtxSetCurrent(context));
+
+  Setup s;
+  CHECK(cuStreamCreate(&s.stream, CU_STREAM_NON_BLOCKING));
+  s.config.grid[0] = 1;
+  s.config.block[0] = 32;
+  s.config.stream = s.stream;
+  const uint64_t rows = 1024, cols = 1024, pitch = cols * 2;
+  for (tlc_tensor* tensor : {&s.a, &s.b}) {
+    CUdeviceptr data;
+    CHECK(cuMemAlloc(&data, rows * pitch));
+    *tensor = {reinterpret_cast<void*>(data), {cols, rows}, {pitch}};
+  }
+  encode(s.a, s.mapA);
+  encode(s.b, s.mapB);
+  CHECK(tma_bench_get_function(TMA_BENCH_KERNEL_two_maps, 0, &s.function));
+  s.args[0] = &s.mapA;
+  s.args[1] = &s.mapB;
+  s.args[2] = &s.n;
+
+  struct Variant {
+    const char* name;
+    void (*run)(Setup&);
+    std::vector<double> microseconds; // per launch, one sample per burst
+  };
+  std::vector<Variant> variants = {{"launcher (encodes 2 maps)", launcher, {}},
+                                   {"raw cuLaunchKernel, pre-encoded", raw, {}},
+                                   {"launcher _encoded entry", encoded, {}},
+                                   {"raw again (noise)", raw, {}}};
+  for (int burst = 0; burst < kWarmupBursts + kBursts; ++burst) {
+    for (Variant& variant : variants) {
+      Clock::time_point start = Clock::now();
+      variant.run(s);
+      double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      CHECK(cuStreamSynchronize(s.stream));
+      if (burst >= kWarmupBursts)
+        variant.microseconds.push_back(seconds * 1e6 / kBurst);
+    }
+  }
+
+  std::printf("\n== bench/tma: host cost per launch, median of %d bursts of %d (us)\n", kBursts,
+              kBurst);
+  for (const Variant& variant : variants)
+    std::printf("  %-34s %8.3f\n", variant.name, median(variant.microseconds));
+  double ratio = median(variants[0].microseconds) / median(variants[1].microseconds);
+  std::printf("  launcher / raw             %.3f  (target <= 1.08: %s)\n", ratio,
+              ratio <= 1.08 ? "met" : "MISSED");
+  std::printf("  _encoded / raw             %.3f\n",
+              median(variants[2].microseconds) / median(variants[1].microseconds));
+  std::printf("  raw again / raw            %.3f  (noise)\n",
+              median(variants[3].microseconds) / median(variants[1].microseconds));
+  std::printf("PASS: bench/tma\n");
+  return 0;
+}
