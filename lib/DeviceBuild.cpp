@@ -69,7 +69,11 @@ static std::vector<std::string> nvccCommand(const DeviceBuildOptions& options,
 
 DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit) {
   DevicePlan plan;
-  plan.relocatable = options.inputs.size() > 1 || wantsRelocatable(options.nvccFlags);
+  // Compiler caches (ccache, sccache) cache only `nvcc -c`: under a launcher every input is
+  // compiled to a relocatable object and device-linked, the form they can reuse.
+  bool cacheable = !options.launcher.empty();
+  plan.relocatable =
+      options.inputs.size() > 1 || wantsRelocatable(options.nvccFlags) || cacheable;
   std::vector<std::string> archs = options.archs;
   if (archs.empty())
     archs.push_back(""); // nvcc's default target
@@ -83,9 +87,12 @@ DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit&
     auto compileStep = [&](const std::string& input, const std::string& output) {
       Step compile{"nvcc " + llvm::sys::path::filename(input).str() + " (" + label + ")",
                    nvccCommand(options, toolkit), output};
-      compile.argv.push_back("-cubin");
-      if (plan.relocatable)
-        compile.argv.push_back("-rdc=true");
+      if (cacheable)
+        compile.argv.insert(compile.argv.end(), {"-c", "-rdc=true"});
+      else if (plan.relocatable)
+        compile.argv.insert(compile.argv.end(), {"-cubin", "-rdc=true"});
+      else
+        compile.argv.push_back("-cubin");
       for (const std::string& f : targetFlags(arch))
         compile.argv.push_back(f);
       compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
@@ -105,7 +112,7 @@ DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit&
       const std::string& input = options.inputs[i];
       // The index keeps a.cu and other/a.cu apart.
       std::string object = inWork(std::to_string(i) + "-" + llvm::sys::path::stem(input).str() +
-                                  "." + label + ".rdc.cubin");
+                                  "." + label + (cacheable ? ".o" : ".rdc.cubin"));
       plan.compiles.push_back(compileStep(input, object));
       link.argv.push_back(object);
     }

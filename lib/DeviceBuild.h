@@ -5,7 +5,9 @@
 // device code and device-linked with `-Xnvlink -ignore-host-info` (CUDA 13's linker otherwise
 // drops kernels no host code launches). Relocatable code is compiled as `-cubin -rdc=true`
 // rather than `-dc`: the same device code without the host half nvcc would also compile, three
-// times faster per file (bench/build). Several archs give one cubin each, packed in a fatbin.
+// times faster per file (bench/build). Under a compiler launcher (--launcher ccache) inputs are
+// compiled with `-c -rdc=true` instead, which is what compiler caches can cache. Several archs
+// give one cubin each, packed in a fatbin.
 #pragma once
 
 #include "Model.h"
