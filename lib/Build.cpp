@@ -30,7 +30,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -92,11 +94,12 @@ class Builder {
 public:
   Builder(const BuildOptions& options, std::string name, CudaToolkit toolkit,
           HostCompiler compiler, TemplateSet templates, std::unique_ptr<Staging> staging,
-          BuildCache* cache)
+          BuildCache* cache, std::map<std::string, std::vector<std::string>> inputNvccFlags)
       : Options(options), Name(std::move(name)), Toolkit(std::move(toolkit)),
         Compiler(std::move(compiler)), Templates(std::move(templates)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
-        Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache) {
+        Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
+        InputNvccFlags(std::move(inputNvccFlags)) {
     Runner.verbose = options.sources.verbose;
     Runner.display = [this](const std::vector<std::string>& argv) {
       return Paths.commandLine(argv);
@@ -245,6 +248,12 @@ private:
     key.add("std", frontend.standard);
     for (const std::string& arg : frontend.extraArgs)
       key.add("clang-arg", arg);
+    for (const auto& [input, args] : frontend.inputArgs)
+      for (const std::string& arg : args)
+        key.add("clang-arg " + Paths.input(input), arg);
+    for (const auto& [input, flags] : InputNvccFlags)
+      for (const std::string& flag : flags)
+        key.add("nvcc-flag " + Paths.input(input), flag);
     for (const std::string& arch : Options.archs)
       key.add("arch", arch);
     for (const std::string& flag : Options.nvccFlags)
@@ -269,6 +278,7 @@ private:
     device.name = Name;
     device.inputs = Options.sources.inputs;
     device.archs = Options.archs;
+    device.defaultArch = defaultArch(Toolkit);
     device.includeDirs = Options.sources.frontend.includeDirs;
     device.defines = Options.sources.frontend.defines;
     device.standard = Options.sources.frontend.standard;
@@ -276,6 +286,7 @@ private:
     device.tlcIncludeDir = Options.sources.frontend.tlcIncludeDir;
     device.workDir = Work->workDir();
     device.launcher = Options.launcher;
+    device.inputFlags = InputNvccFlags;
     return device;
   }
 
@@ -420,12 +431,27 @@ private:
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
+  std::map<std::string, std::vector<std::string>> InputNvccFlags;
   StepRunner Runner;
 };
 
 } // namespace
 
-llvm::Error runBuild(const BuildOptions& options) {
+llvm::Error runBuild(const BuildOptions& requested) {
+  BuildOptions options = requested;
+  auto databaseFlags = applyCompileCommands(options.sources);
+  if (!databaseFlags)
+    return databaseFlags.takeError();
+  std::map<std::string, std::vector<std::string>> inputNvccFlags;
+  for (const auto& [input, flags] : *databaseFlags) {
+    inputNvccFlags[input] = flags.nvcc;
+    if (requested.archs.empty()) // the build system's targets, unless --arch says otherwise
+      for (const std::string& arch : flags.archs)
+        if (std::find(options.archs.begin(), options.archs.end(), arch) == options.archs.end())
+          options.archs.push_back(arch);
+  }
+  if (options.sources.frontend.arch.empty() && !options.archs.empty())
+    options.sources.frontend.arch = options.archs.back();
   auto name = moduleName(options);
   if (!name)
     return name.takeError();
@@ -453,7 +479,8 @@ llvm::Error runBuild(const BuildOptions& options) {
                   !options.keepTemps;
   BuildCache cache(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir);
   Builder builder(options, *name, std::move(*toolkit), std::move(compiler),
-                  std::move(*templates), std::move(*staging), useCache ? &cache : nullptr);
+                  std::move(*templates), std::move(*staging), useCache ? &cache : nullptr,
+                  std::move(inputNvccFlags));
   return builder.run();
 }
 

@@ -3,7 +3,10 @@
 
 namespace tlc {
 
-llvm::Error runCheck(const SourceOptions& options, llvm::raw_ostream& out) {
+llvm::Error runCheck(const SourceOptions& requested, llvm::raw_ostream& out) {
+  SourceOptions options = requested;
+  if (auto flags = applyCompileCommands(options); !flags)
+    return flags.takeError();
   auto toolkit = findCudaToolkit(options.cudaPath);
   if (!toolkit)
     return toolkit.takeError();

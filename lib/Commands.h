@@ -7,6 +7,9 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "CompileCommands.h"
+
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,8 +20,13 @@ struct SourceOptions {
   std::vector<std::string> inputs;
   FrontendOptions frontend;
   std::string cudaPath; // --cuda-path; else CUDA_PATH, CUDA_HOME, /usr/local/cuda
+  std::string compileCommands; // -p BUILD_DIR or --compile-commands FILE: compile_commands.json
   bool verbose = false;
 };
+
+// Reads the compilation database, if any, into the frontend's per-input flags; returns the nvcc
+// flags and archs it gives each input.
+llvm::Expected<std::map<std::string, InputFlags>> applyCompileCommands(SourceOptions& options);
 
 struct InspectOptions {
   SourceOptions sources;

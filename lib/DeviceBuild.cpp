@@ -57,7 +57,7 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
   return flags;
 }
 
-static std::string archLabel(const std::string& arch) { return arch.empty() ? "default" : arch; }
+
 
 // nvcc, under the compiler launcher (ccache, sccache) if one was given.
 static std::vector<std::string> nvccCommand(const DeviceBuildOptions& options,
@@ -81,7 +81,7 @@ DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit&
   auto inWork = [&](const std::string& file) { return options.workDir + "/" + file; };
 
   for (const std::string& arch : archs) {
-    std::string label = archLabel(arch);
+    std::string label = arch.empty() ? options.defaultArch : arch;
     std::string cubin = inWork(options.name + "." + label + ".cubin");
     plan.cubins.push_back(cubin);
     auto compileStep = [&](const std::string& input, const std::string& output) {
@@ -96,6 +96,8 @@ DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit&
       for (const std::string& f : targetFlags(arch))
         compile.argv.push_back(f);
       compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
+      if (auto it = options.inputFlags.find(input); it != options.inputFlags.end())
+        compile.argv.insert(compile.argv.end(), it->second.begin(), it->second.end());
       compile.argv.insert(compile.argv.end(), {"-MD", "-MF", output + ".d", input, "-o", output});
       plan.dependencyFiles.push_back(output + ".d");
       return compile;

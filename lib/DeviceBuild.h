@@ -16,6 +16,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,10 +27,12 @@ struct DeviceBuildOptions {
   std::string name;
   std::vector<std::string> inputs;
   std::vector<std::string> archs; // sm_XX[a|f]; empty: nvcc's default
+  std::string defaultArch;        // what nvcc's default is, for names and progress lines
   std::vector<std::string> includeDirs;
   std::vector<std::string> defines;
   std::string standard = "c++17";
   std::vector<std::string> nvccFlags; // -Xnvcc, passed verbatim
+  std::map<std::string, std::vector<std::string>> inputFlags; // per input: from a compile DB
   std::string tlcIncludeDir;
   std::string workDir;
   std::vector<std::string> launcher; // runs nvcc under this (ccache, sccache), if set

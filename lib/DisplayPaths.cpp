@@ -7,6 +7,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
+
 namespace tlc {
 
 static std::string absoluteFolder(const std::string& path) {
@@ -17,7 +19,7 @@ static std::string absoluteFolder(const std::string& path) {
 }
 
 DisplayPaths::DisplayPaths(const std::vector<std::string>& inputs, std::string workDir)
-    : Work(absoluteFolder(workDir) + "/") {
+    : Inputs(inputs), Work(absoluteFolder(workDir) + "/") {
   for (const std::string& input : inputs) {
     std::string folder = llvm::sys::path::parent_path(absoluteFolder(input)).str() + "/";
     if (Root.empty()) {
@@ -32,6 +34,9 @@ DisplayPaths::DisplayPaths(const std::vector<std::string>& inputs, std::string w
 }
 
 std::string DisplayPaths::operator()(const std::string& path) const {
+  // An input as typed (relative or absolute) shows as the outputs name it everywhere.
+  if (std::find(Inputs.begin(), Inputs.end(), path) != Inputs.end())
+    return input(path);
   // Arguments such as -I/abs/dir or --create=/abs/file carry paths after a prefix.
   for (const std::string* base : {&Work, &Root}) {
     size_t at = path.find(*base);
@@ -65,6 +70,8 @@ void DisplayPaths::relativize(Module& module) const {
       unit = input(unit);
     for (Param& param : kernel.params) {
       fix(param.location);
+      if (!param.record.header.empty())
+        param.record.header = input(param.record.header);
       if (param.tensorMap)
         fix(param.tensorMap->location);
     }

@@ -25,6 +25,7 @@ public:
   const std::string& root() const { return Root; }
 
 private:
+  std::vector<std::string> Inputs; // as typed
   std::string Root; // absolute common folder of the inputs, with a trailing '/'
   std::string Work; // absolute staging folder, with a trailing '/'
 };

@@ -60,6 +60,8 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
     args.push_back("-I" + dir);
   for (const std::string& define : options.defines)
     args.push_back("-D" + define);
+  if (auto it = options.inputArgs.find(input); it != options.inputArgs.end())
+    args.insert(args.end(), it->second.begin(), it->second.end());
   args.insert(args.end(), options.extraArgs.begin(), options.extraArgs.end());
   args.push_back(input);
   return args;

@@ -10,6 +10,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct FrontendOptions {
   std::string standard = "c++17";       // -std (nvcc's default dialect)
   std::string arch;                     // sm_XX to parse for; "" = nvcc's default
   std::vector<std::string> extraArgs;   // after `--`, passed to Clang verbatim
+  // Per input (as named on the command line): flags from a compilation database.
+  std::map<std::string, std::vector<std::string>> inputArgs;
   std::string tlcIncludeDir;            // folder holding tlc/annotations.h
   unsigned jobs = 0;                    // parallel jobs (-j); 0 = hardware threads
   bool color = false;                   // ANSI colors in diagnostics

@@ -6,10 +6,13 @@
 namespace tlc {
 
 llvm::Error runInspect(const InspectOptions& options, llvm::raw_ostream& out) {
-  auto toolkit = findCudaToolkit(options.sources.cudaPath);
+  SourceOptions sources = options.sources;
+  if (auto flags = applyCompileCommands(sources); !flags)
+    return flags.takeError();
+  auto toolkit = findCudaToolkit(sources.cudaPath);
   if (!toolkit)
     return toolkit.takeError();
-  auto analysis = analyze(options.sources.inputs, options.sources.frontend, *toolkit);
+  auto analysis = analyze(sources.inputs, sources.frontend, *toolkit);
   if (!analysis)
     return analysis.takeError();
   if (!options.json) {

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -91,20 +92,22 @@ llvm::Expected<CommandResult> runCommand(llvm::ArrayRef<std::string> argv,
 }
 
 std::vector<std::string> environmentWith(llvm::ArrayRef<std::string> overrides) {
-  std::vector<std::string> environment;
-  auto overridden = [&](llvm::StringRef entry) {
+  // Later overrides of a name win over earlier ones and over the current environment.
+  llvm::StringMap<std::string> replaced;
+  std::vector<std::string> order;
+  for (llvm::StringRef entry : overrides) {
     llvm::StringRef name = entry.split('=').first;
-    for (llvm::StringRef o : overrides)
-      if (o.split('=').first == name)
-        return true;
-    return false;
-  };
+    if (!replaced.count(name))
+      order.push_back(name.str());
+    replaced[name] = entry.str();
+  }
+  std::vector<std::string> environment;
   for (char** entry = environ; *entry; ++entry)
-    if (!overridden(*entry))
+    if (!replaced.count(llvm::StringRef(*entry).split('=').first))
       environment.push_back(*entry);
-  for (const std::string& o : overrides)
-    if (llvm::StringRef(o).contains('='))
-      environment.push_back(o);
+  for (const std::string& name : order)
+    if (llvm::StringRef(replaced[name]).contains('=')) // "NAME" alone removes it
+      environment.push_back(replaced[name]);
   return environment;
 }
 

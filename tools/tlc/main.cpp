@@ -65,6 +65,16 @@ void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
   command.add_option("-j,--jobs", options.frontend.jobs, "Parallel jobs (default: all cores)")
       ->check(CLI::PositiveNumber);
   command.add_flag("-v,--verbose", options.verbose, "Print every command tlc runs");
+  auto* database = command.add_option(
+      "--compile-commands", options.compileCommands,
+      "Take each input's flags from this compile_commands.json (nvcc command lines)");
+  command
+      .add_option_function<std::string>(
+          "-p", [&options](const std::string& dir) {
+            options.compileCommands = dir + "/compile_commands.json";
+          },
+          "Build folder holding compile_commands.json (as clang-tidy's -p)")
+      ->excludes(database);
 }
 
 void addParseArch(CLI::App& command, tlc::SourceOptions& options) {

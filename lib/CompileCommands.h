@@ -1,0 +1,30 @@
+// Flags from a compilation database (`-p BUILD_DIR`, `--compile-commands FILE`): each input's
+// nvcc command line as the build system wrote it, split into what Clang needs to parse the same
+// code (include paths, macros, the language standard) and what nvcc should keep (everything that
+// shapes device code), with the archs it targets.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+struct InputFlags {
+  std::vector<std::string> clang;  // -I, -isystem, -D, -U, -include, -std, with paths absolute
+  std::vector<std::string> nvcc;   // the command without what tlc decides (-c, -o, targets, ...)
+  std::vector<std::string> archs;  // sm_XX named by -arch / -gencode / --generate-code
+};
+
+// Splits one nvcc command line (argv[0] first) run in `directory` for `input`.
+InputFlags translateNvccCommand(const std::vector<std::string>& command,
+                                const std::string& directory, const std::string& input);
+
+// The flags of every input from compile_commands.json at `path`; InputError if the database
+// cannot be read or has no entry for an input.
+llvm::Expected<std::map<std::string, InputFlags>>
+flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>& inputs);
+
+} // namespace tlc

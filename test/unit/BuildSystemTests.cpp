@@ -1,0 +1,313 @@
+// What build systems and CI rely on: depfiles, outputs rewritten only when they change, the
+// cache (hits, header edits, corruption, concurrent builders), compile_commands.json,
+// byte-identical outputs from different folders, tlc verify, progress lines, ccache.
+#include "TestSupport.h"
+
+#include "Files.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <functional>
+#include <thread>
+
+using namespace tlc;
+using namespace tlc::test;
+using Catch::Contains;
+
+namespace {
+
+std::string sample(const std::string& relative) {
+  return std::string(TLC_SOURCE_DIR) + "/samples/" + relative;
+}
+
+std::string text(const std::string& path) {
+  auto contents = readFile(path);
+  REQUIRE_EXPECTED(contents);
+  return *contents;
+}
+
+// A copy of samples/multi_file in `dir`, so a test can edit its header.
+std::vector<std::string> copyMultiFile(const std::string& dir) {
+  for (const char* file : {"filter.cu", "activate.cu", "common.cuh"})
+    REQUIRE(!llvm::sys::fs::copy_file(sample(std::string("multi_file/") + file),
+                                      dir + "/" + file));
+  return {dir + "/filter.cu", dir + "/activate.cu"};
+}
+
+ToolRun build(std::vector<std::string> args, const std::vector<std::string>& env = {}) {
+  args.insert(args.begin(), "build");
+  return runTlc(args, env);
+}
+
+llvm::sys::TimePoint<> modified(const std::string& path) {
+  llvm::sys::fs::file_status status;
+  REQUIRE(!llvm::sys::fs::status(path, status));
+  return status.getLastModificationTime();
+}
+
+nlohmann::json cacheStats(const std::string& cache) {
+  ToolRun stats = runTlc({"cache", "stats"}, {"TLC_CACHE_DIR=" + cache});
+  REQUIRE(stats.exitCode == 0);
+  nlohmann::json values;
+  for (const char* key : {"entries", "hits", "misses"}) {
+    size_t at = stats.out.find(std::string(key) + ":");
+    REQUIRE(at != std::string::npos);
+    values[key] = std::stoul(stats.out.substr(stats.out.find_first_of("0123456789", at)));
+  }
+  return values;
+}
+
+} // namespace
+
+TEST_CASE("the depfile lists every input, header and template the build read", "[buildsystem]") {
+  std::string dir = scratchDir("depfile");
+  std::vector<std::string> inputs = copyMultiFile(dir);
+  ToolRun run = build({inputs[0], inputs[1], "--name", "mf", "-o", dir + "/out", "--depfile",
+                       dir + "/mf.d", "--depfile-target", dir + "/mf.stamp", "--no-cache"});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  std::string depfile = text(dir + "/mf.d");
+  CHECK(llvm::StringRef(depfile).starts_with(dir + "/mf.stamp:"));
+  for (const std::string& file : {dir + "/filter.cu", dir + "/activate.cu", dir + "/common.cuh"})
+    CHECK_THAT(depfile, Contains(" " + file));
+  CHECK_THAT(depfile, Contains("launcher.cpp.mustache"));
+  CHECK_THAT(depfile, Contains("cuda_runtime.h"));                 // nvcc and Clang both read it
+  CHECK_THAT(depfile, Contains("__clang_cuda_runtime_wrapper.h")); // only Clang reads it
+}
+
+TEST_CASE("a rebuild with nothing changed rewrites no output", "[buildsystem]") {
+  std::string dir = scratchDir("unchanged");
+  std::string out = dir + "/out";
+  REQUIRE(build({sample("vadd/vadd.cu"), "-o", out, "--no-cache"}).exitCode == 0);
+  std::map<std::string, llvm::sys::TimePoint<>> before;
+  for (const char* file : {"vadd.cubin", "libvadd.so", "vadd.h", "vadd.json"})
+    before[file] = modified(out + "/" + file);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(build({sample("vadd/vadd.cu"), "-o", out, "--no-cache"}).exitCode == 0);
+  for (const auto& [file, time] : before) {
+    INFO(file);
+    CHECK(modified(out + "/" + file) == time);
+  }
+}
+
+TEST_CASE("the cache restores unchanged builds and rebuilds after a header edit", "[cache]") {
+  std::string dir = scratchDir("cache-hit");
+  std::string cache = dir + "/cache";
+  std::vector<std::string> inputs = copyMultiFile(dir);
+  std::vector<std::string> env = {"TLC_CACHE_DIR=" + cache};
+  std::vector<std::string> args = {inputs[0], inputs[1], "--name", "mf", "-o", dir + "/out"};
+
+  ToolRun cold = build(args, env);
+  INFO(cold.err);
+  REQUIRE(cold.exitCode == 0);
+  std::string coldCubin = text(dir + "/out/mf.cubin");
+  CHECK(cacheStats(cache)["misses"] == 1);
+
+  llvm::sys::fs::remove_directories(dir + "/out");
+  ToolRun hit = build(args, env);
+  REQUIRE(hit.exitCode == 0);
+  CHECK_THAT(hit.err, Contains("cached mf"));
+  CHECK(text(dir + "/out/mf.cubin") == coldCubin);
+  CHECK(runTlc({"verify", dir + "/out"}).exitCode == 0);
+  CHECK(cacheStats(cache)["hits"] == 1);
+
+  // The header is not an input, but the cache knows the build read it.
+  std::ofstream(dir + "/common.cuh", std::ios::app) << "// edited\n#define EDITED 1\n";
+  ToolRun edited = build(args, env);
+  REQUIRE(edited.exitCode == 0);
+  CHECK_THAT(edited.err, !Contains("cached"));
+  CHECK(cacheStats(cache)["entries"] == 2);
+
+  REQUIRE(build(args, env).err.find("cached") != std::string::npos);
+  REQUIRE(build(args, {"TLC_CACHE_DIR=" + cache, "TLC_DISABLE_CACHE=1"}).exitCode == 0);
+  ToolRun disabled = build({inputs[0], inputs[1], "--name", "mf", "-o", dir + "/out", "--no-cache"},
+                           env);
+  CHECK_THAT(disabled.err, !Contains("cached"));
+}
+
+TEST_CASE("a corrupt cache entry is rebuilt, never used", "[cache]") {
+  std::string dir = scratchDir("cache-corrupt");
+  std::string cache = dir + "/cache";
+  std::vector<std::string> env = {"TLC_CACHE_DIR=" + cache};
+  std::vector<std::string> args = {sample("vadd/vadd.cu"), "-o", dir + "/out"};
+  REQUIRE(build(args, env).exitCode == 0);
+  std::string good = text(dir + "/out/libvadd.so");
+
+  // Damage the cached library in place.
+  std::string entry;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(cache, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::path::filename(it->path()) == "libvadd.so")
+      entry = it->path();
+  REQUIRE(!entry.empty());
+  std::ofstream(entry, std::ios::binary | std::ios::trunc) << "not a library";
+
+  llvm::sys::fs::remove_directories(dir + "/out");
+  ToolRun rebuilt = build(args, env);
+  REQUIRE(rebuilt.exitCode == 0);
+  CHECK_THAT(rebuilt.err, !Contains("cached"));
+  CHECK(text(dir + "/out/libvadd.so") == good);
+  CHECK(runTlc({"verify", dir + "/out"}).exitCode == 0);
+  // The damaged entry was thrown away and the rebuild stored a good one in its place.
+  CHECK(text(entry) == good);
+}
+
+TEST_CASE("eight builders at once share one cache safely", "[cache]") {
+  std::string dir = scratchDir("cache-concurrent");
+  std::string cache = dir + "/cache";
+  struct Job {
+    std::vector<std::string> args;
+    std::string out;
+  };
+  std::vector<Job> jobs;
+  for (int i = 0; i < 8; ++i) {
+    std::string out = dir + "/out" + std::to_string(i);
+    switch (i % 3) {
+    case 0: // the same module from four builders
+    case 1:
+      jobs.push_back({{sample("vadd/vadd.cu"), "-o", out}, out});
+      break;
+    default:
+      jobs.push_back({{sample("templates/kernels.cu"), "--name", "templates", "-o", out}, out});
+    }
+  }
+  auto runAll = [&] {
+    std::vector<ToolRun> results(jobs.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < jobs.size(); ++i)
+      threads.emplace_back([&, i] { results[i] = build(jobs[i].args, {"TLC_CACHE_DIR=" + cache}); });
+    for (std::thread& thread : threads)
+      thread.join();
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      INFO("builder " << i << ": " << results[i].err);
+      CHECK(results[i].exitCode == 0);
+      ToolRun verify = runTlc({"verify", jobs[i].out});
+      INFO(verify.err);
+      CHECK(verify.exitCode == 0);
+    }
+  };
+  runAll();
+  nlohmann::json afterFirst = cacheStats(cache);
+  CHECK(afterFirst["entries"] == 2); // one per module, however many stored it at once
+  runAll();
+  nlohmann::json afterSecond = cacheStats(cache);
+  CHECK(afterSecond["hits"].get<int>() - afterFirst["hits"].get<int>() == 8);
+
+  ToolRun prune = runTlc({"cache", "prune", "--max-size", "0"}, {"TLC_CACHE_DIR=" + cache});
+  CHECK(prune.exitCode == 0);
+  CHECK(cacheStats(cache)["entries"] == 0);
+  CHECK(runTlc({"cache", "clear"}, {"TLC_CACHE_DIR=" + cache}).exitCode == 0);
+  CHECK(runTlc({"cache", "prune", "--max-size", "lots"}, {"TLC_CACHE_DIR=" + cache}).exitCode ==
+        2);
+}
+
+TEST_CASE("two builds in different folders give byte-identical outputs", "[buildsystem]") {
+  std::string first = scratchDir("reproducible-a"), second = scratchDir("reproducible-b");
+  std::vector<std::string> a = copyMultiFile(first), b = copyMultiFile(second);
+  REQUIRE(build({a[0], a[1], "--name", "mf", "--arch", "sm_80", "--arch", "sm_90a", "-o",
+                 first + "/out", "--no-cache"})
+              .exitCode == 0);
+  REQUIRE(build({b[0], b[1], "--name", "mf", "--arch", "sm_80", "--arch", "sm_90a", "-o",
+                 second + "/elsewhere/out", "--no-cache"})
+              .exitCode == 0);
+  for (const char* file : {"mf.fatbin", "libmf.so", "mf.h", "mf.json"}) {
+    INFO(file);
+    CHECK(text(first + "/out/" + file) == text(second + "/elsewhere/out/" + file));
+  }
+  CHECK_THAT(text(first + "/out/mf.json"), !Contains(first));
+}
+
+TEST_CASE("tlc verify checks every output against the manifest", "[buildsystem]") {
+  std::string out = scratchDir("verify") + "/out";
+  REQUIRE(build({sample("vadd/vadd.cu"), "-o", out}).exitCode == 0);
+  ToolRun ok = runTlc({"verify", out});
+  CHECK(ok.exitCode == 0);
+  CHECK_THAT(ok.out, Contains("ok: 3 files of vadd match the manifest"));
+  std::ofstream(out + "/vadd.h", std::ios::app) << "/* tampered */\n";
+  ToolRun bad = runTlc({"verify", out});
+  CHECK(bad.exitCode == 1);
+  CHECK_THAT(bad.err, Contains("does not match its manifest"));
+  CHECK_THAT(bad.err, Contains("vadd.h: SHA-256 "));
+  llvm::sys::fs::remove(out + "/libvadd.so");
+  CHECK_THAT(runTlc({"verify", out}).err, Contains("libvadd.so: missing or unreadable"));
+  CHECK(runTlc({"verify", scratchDir("verify-empty")}).exitCode == 1);
+}
+
+TEST_CASE("progress: [n/N] lines when not on a terminal, none with -q", "[buildsystem]") {
+  std::string dir = scratchDir("progress");
+  ToolRun shown = build({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"),
+                         "--name", "mf", "-o", dir + "/a", "--no-cache"});
+  REQUIRE(shown.exitCode == 0);
+  CHECK_THAT(shown.err, Contains("[1/7] parse 2 file(s)\n"));
+  CHECK_THAT(shown.err, Contains("] nvcc filter.cu (sm_75)\n"));
+  CHECK_THAT(shown.err, Contains("] device link (sm_75)\n"));
+  CHECK_THAT(shown.err, Contains("[7/7] link libmf.so\n"));
+  CHECK(shown.err.find('\r') == std::string::npos);
+  ToolRun quiet = build({sample("vadd/vadd.cu"), "-o", dir + "/b", "-q", "--no-cache"});
+  REQUIRE(quiet.exitCode == 0);
+  CHECK(quiet.err.empty());
+}
+
+TEST_CASE("compile_commands.json gives each input the build system's flags", "[buildsystem]") {
+  std::string dir = scratchDir("compile-commands");
+  auto configured = runCommand({"cmake", "-S", fixture("compile_commands"), "-B", dir + "/build",
+                                "-G", "Ninja", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                                "-DCMAKE_CUDA_COMPILER=" + std::string(TLC_NVCC)});
+  REQUIRE_EXPECTED(configured);
+  INFO(configured->output);
+  REQUIRE(configured->exitCode == 0);
+  std::string input = fixture("compile_commands/kernels.cu");
+
+  ToolRun without = build({input, "-o", dir + "/plain", "-q"});
+  CHECK(without.exitCode == 1); // tile.h and TILE come from the target's settings
+  CHECK_THAT(without.err, Contains("'tile.h' file not found"));
+
+  ToolRun with = build({input, "-p", dir + "/build", "-o", dir + "/out", "-q"});
+  INFO(with.err);
+  REQUIRE(with.exitCode == 0);
+  nlohmann::json manifest = nlohmann::json::parse(text(dir + "/out/kernels.json"));
+  CHECK(manifest["archs"] == nlohmann::json::array({"sm_90a"})); // from --generate-code
+  CHECK_THAT(manifest["commands"][0].get<std::string>(), Contains("-DTILE=32"));
+  CHECK_THAT(manifest["commands"][0].get<std::string>(), Contains("--expt-relaxed-constexpr"));
+
+  ToolRun inspect = runTlc({"inspect", "--compile-commands", dir + "/build/compile_commands.json",
+                            input});
+  CHECK(inspect.exitCode == 0);
+  ToolRun missing = build({sample("vadd/vadd.cu"), "-p", dir + "/build", "-o", dir + "/x"});
+  CHECK(missing.exitCode == 1);
+  CHECK_THAT(missing.err, Contains("has no entry for"));
+}
+
+TEST_CASE("under --launcher ccache an unchanged rebuild reuses nvcc's results", "[buildsystem]") {
+  auto ccache = findProgram("ccache");
+  if (!ccache) {
+    WARN("ccache is not installed: " << summarize(ccache.takeError()).message);
+    return;
+  }
+  std::string dir = scratchDir("ccache");
+  std::vector<std::string> env = {"CCACHE_DIR=" + dir + "/ccache"};
+  for (const char* out : {"/a", "/b"}) {
+    ToolRun run = build({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"),
+                         "--name", "mf", "-o", dir + out, "--launcher", "ccache", "--no-cache",
+                         "-q"},
+                        env);
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+  }
+  RunOptions options;
+  options.environment = environmentWith(env);
+  auto stats = runCommand({*ccache, "--print-stats"}, options);
+  REQUIRE_EXPECTED(stats);
+  INFO(stats->output);
+  // Two inputs compiled twice: the second time both come from ccache.
+  CHECK_THAT(stats->output, Contains("direct_cache_hit\t2") ||
+                                Contains("preprocessed_cache_hit\t2"));
+  CHECK(text(dir + "/a/mf.cubin") == text(dir + "/b/mf.cubin"));
+}
