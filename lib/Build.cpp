@@ -261,6 +261,8 @@ private:
     for (const std::string& entry : Options.entries)
       key.add("entry", entry);
     key.add("external-image", Options.externalImage ? "yes" : "no");
+    // Under a compiler launcher inputs are compiled relocatable (DeviceBuild.h): other code.
+    key.add("compiler-launcher", Options.launcher.empty() ? "no" : "yes");
     key.add("tlc-include", frontend.tlcIncludeDir);
     for (const std::string& input : Options.sources.inputs) {
       key.add("input", Paths.input(input));

@@ -2,6 +2,7 @@
 
 #include "Error.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -53,6 +54,14 @@ llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef conten
 std::string absolutePath(const std::string& path) {
   llvm::SmallString<256> absolute(path);
   llvm::sys::fs::make_absolute(absolute);
+  // "a/link/../b" is not "a/b" when `link` is a symbolic link (Clang names GCC's headers as
+  // /usr/lib/gcc/.../../../../include/c++/12 and /lib links to usr/lib): ask the file system.
+  bool hasDotDot = llvm::is_contained(llvm::make_range(llvm::sys::path::begin(absolute),
+                                                       llvm::sys::path::end(absolute)),
+                                      "..");
+  llvm::SmallString<256> real;
+  if (hasDotDot && !llvm::sys::fs::real_path(absolute, real))
+    return real.str().str();
   llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
   return absolute.str().str();
 }

@@ -16,6 +16,8 @@ llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef conten
 
 llvm::Expected<std::string> readFile(const std::string& path);
 
+// An absolute path without "." or ".." (resolved through the file system where ".." follows a
+// symbolic link), as depfiles need them.
 std::string absolutePath(const std::string& path);
 
 } // namespace tlc

@@ -1,0 +1,236 @@
+# tlc_add_launcher_library(): build CUDA kernels into a tlc launcher library from CMake.
+#
+# Included by tlcConfig.cmake (find_package(tlc)) and by tlc's cmake/CMakeLists.txt (so that a
+# project that adds tlc with add_subdirectory() gets it too). Either way the tlc executable is the
+# target tlc::tlc: imported from an install, or an alias of the `tlc` target being built.
+
+include_guard(GLOBAL)
+
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "tlc_add_launcher_library needs CMake 3.20 or newer (DEPFILE with every "
+                      "generator); this is CMake ${CMAKE_VERSION}")
+endif()
+
+# Functions keep the policies in force where they are defined. With CMP0116 NEW, CMake rewrites
+# the depfile for Ninja so that its paths (tlc writes absolute ones) are spelt as in build.ninja.
+cmake_policy(SET CMP0116 NEW)
+
+# NAME.h includes cuda.h, so every launcher library carries CUDA's include folder. The caller
+# found CUDAToolkit before including this file; the function may run in a scope that cannot see
+# those variables (a parent project of add_subdirectory(tlc)), so keep them in a global property.
+if(NOT CUDAToolkit_INCLUDE_DIRS)
+  message(FATAL_ERROR "tlcAddLauncherLibrary.cmake: find_package(CUDAToolkit) must come first")
+endif()
+set_property(GLOBAL PROPERTY TLC_CUDA_INCLUDE_DIRS "${CUDAToolkit_INCLUDE_DIRS}")
+
+# Reports one mistake in a call of tlc_add_launcher_library and marks the call failed. SEND_ERROR
+# goes on configuring, so the user sees every mistake at once, and nothing is generated.
+macro(_tlc_launcher_fail)
+  message(SEND_ERROR "tlc_add_launcher_library(${name}): " ${ARGN})
+  set(failed TRUE)
+endmacro()
+
+#[=======================================================================[.rst:
+tlc_add_launcher_library
+------------------------
+
+Compiles CUDA kernels with ``tlc build`` into a launcher library and makes a target for it::
+
+  tlc_add_launcher_library(<name>
+                           SOURCES <file.cu>...
+                           [ARCHS <sm_XX>...]
+                           [INCLUDE_DIRECTORIES <dir>...]
+                           [COMPILE_DEFINITIONS <NAME[=VALUE]>...]
+                           [NVCC_FLAGS <flag>...]
+                           [ENTRIES <kernel>...]
+                           [EXTERNAL_IMAGE]
+                           [OUTPUT_DIRECTORY <dir>])
+
+Arguments
+^^^^^^^^^
+
+``<name>``
+  The module name (``tlc build --name``), prefix of the whole C API (``<name>_load``,
+  ``<name>_<kernel>``, ...), and the name of the target made for the library. A C identifier.
+
+``SOURCES``
+  The ``.cu`` files (required). Relative paths are relative to ``CMAKE_CURRENT_SOURCE_DIR``.
+
+``ARCHS``
+  GPU architectures (``sm_90``, ``sm_90a``, ``sm_100f``): ``--arch`` each. One arch gives
+  ``<name>.cubin``, several ``<name>.fatbin``; none leaves the choice to nvcc.
+
+``INCLUDE_DIRECTORIES``
+  ``-I`` folders for the kernels. Relative paths are relative to ``CMAKE_CURRENT_SOURCE_DIR``.
+
+``COMPILE_DEFINITIONS``
+  Macros, ``NAME`` or ``NAME=VALUE`` (a leading ``-D`` is dropped): ``-D`` each.
+
+``NVCC_FLAGS``
+  Flags passed to nvcc (``-Xnvcc`` each), e.g. ``-lineinfo`` or ``--use_fast_math``.
+
+``ENTRIES``
+  Only these kernels get launchers (``--entry`` each): C++ name, launcher name or symbol.
+
+``EXTERNAL_IMAGE``
+  ``lib<name>.so`` loads ``<name>.cubin``/``.fatbin`` from its own folder instead of embedding it.
+
+``OUTPUT_DIRECTORY``
+  Where ``tlc build`` writes ``lib<name>.so``, ``<name>.h``, ``<name>.json`` and the image.
+  Default: ``${CMAKE_CURRENT_BINARY_DIR}/<name>``; a relative path is relative to that folder.
+
+``CMAKE_CUDA_COMPILER_LAUNCHER`` (ccache, sccache), where set, is passed as ``--launcher``.
+
+The target ``<name>`` is a global imported shared library: linking it puts ``<name>.h`` and
+CUDA's include folder on the include path, links ``lib<name>.so`` and builds it first. Its
+properties ``TLC_OUTPUT_DIRECTORY`` and ``TLC_IMAGE`` name the output folder and device image
+(for install() rules, or to ship the image of an ``EXTERNAL_IMAGE`` library). ``tlc`` runs again
+when a source, a header they include, a template or tlc itself changes; outputs whose content
+did not change are left alone, so nothing downstream rebuilds for nothing.
+
+Example
+^^^^^^^
+
+.. code-block:: cmake
+
+  find_package(tlc REQUIRED)           # or add_subdirectory(third_party/tlc)
+  tlc_add_launcher_library(kernels
+    SOURCES kernels/saxpy.cu kernels/reduce.cu
+    ARCHS sm_90a sm_100a
+    INCLUDE_DIRECTORIES include)
+  add_executable(app main.c)
+  target_link_libraries(app PRIVATE kernels)   # main.c: #include "kernels.h"
+#]=======================================================================]
+function(tlc_add_launcher_library name)
+  set(options EXTERNAL_IMAGE)
+  set(oneValue OUTPUT_DIRECTORY)
+  set(multiValue SOURCES ARCHS INCLUDE_DIRECTORIES COMPILE_DEFINITIONS NVCC_FLAGS ENTRIES)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "${oneValue}" "${multiValue}")
+
+  set(failed FALSE)
+
+  if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    _tlc_launcher_fail("the name must be a C identifier, as it prefixes the library's C API "
+                       "(<name>_load, <name>_<kernel>, ...); got '${name}'")
+  elseif(TARGET ${name})
+    _tlc_launcher_fail("a target named '${name}' already exists")
+  endif()
+  set(keywords "SOURCES, ARCHS, INCLUDE_DIRECTORIES, COMPILE_DEFINITIONS, NVCC_FLAGS, ENTRIES, "
+               "EXTERNAL_IMAGE, OUTPUT_DIRECTORY")
+  string(JOIN "" keywords ${keywords})
+  if(ARG_UNPARSED_ARGUMENTS)
+    list(JOIN ARG_UNPARSED_ARGUMENTS " " unknown)
+    _tlc_launcher_fail("unknown arguments: ${unknown} (the keywords are ${keywords})")
+  endif()
+  foreach(keyword IN LISTS ARG_KEYWORDS_MISSING_VALUES)
+    if(NOT keyword STREQUAL "SOURCES") # reported below, with a better message
+      _tlc_launcher_fail("${keyword} given without a value")
+    endif()
+  endforeach()
+  if(NOT ARG_SOURCES)
+    _tlc_launcher_fail("no SOURCES: give the .cu files to compile")
+  endif()
+  foreach(arch IN LISTS ARG_ARCHS)
+    if(NOT arch MATCHES "^sm_[0-9]+[af]?$")
+      _tlc_launcher_fail("ARCHS entry '${arch}' is not an arch like sm_90, sm_90a or sm_100f")
+    endif()
+  endforeach()
+  if(NOT TARGET tlc::tlc)
+    _tlc_launcher_fail("no tlc executable: call find_package(tlc) or "
+                       "add_subdirectory(<tlc source>) first (the target tlc::tlc is missing)")
+  endif()
+
+  set(sources)
+  foreach(source IN LISTS ARG_SOURCES)
+    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+    get_source_file_property(generated "${source}" GENERATED)
+    if(EXISTS "${source}" OR generated)
+      list(APPEND sources "${source}")
+      continue()
+    endif()
+    # A misspelt keyword after SOURCES lands in SOURCES: name it as what it most likely is.
+    cmake_path(GET source FILENAME file)
+    if(file MATCHES "^[A-Z][A-Z0-9_]*$")
+      _tlc_launcher_fail("'${file}' is not a keyword (the keywords are ${keywords})")
+    else()
+      _tlc_launcher_fail("source '${source}' does not exist")
+    endif()
+  endforeach()
+  if(failed)
+    return()
+  endif()
+
+  if(ARG_OUTPUT_DIRECTORY)
+    set(outDir "${ARG_OUTPUT_DIRECTORY}")
+    cmake_path(ABSOLUTE_PATH outDir BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
+  else()
+    set(outDir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  endif()
+  list(LENGTH ARG_ARCHS archCount)
+  if(archCount GREATER 1)
+    set(image "${outDir}/${name}.fatbin")
+  else()
+    set(image "${outDir}/${name}.cubin")
+  endif()
+  set(library "${outDir}/lib${name}.so")
+
+  set(args ${sources})
+  foreach(arch IN LISTS ARG_ARCHS)
+    list(APPEND args --arch "${arch}")
+  endforeach()
+  foreach(dir IN LISTS ARG_INCLUDE_DIRECTORIES)
+    cmake_path(ABSOLUTE_PATH dir BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+    list(APPEND args -I "${dir}")
+  endforeach()
+  foreach(definition IN LISTS ARG_COMPILE_DEFINITIONS)
+    string(REGEX REPLACE "^-D" "" definition "${definition}")
+    list(APPEND args -D "${definition}")
+  endforeach()
+  foreach(flag IN LISTS ARG_NVCC_FLAGS)
+    list(APPEND args -Xnvcc "${flag}") # tlc takes the next argument whatever it looks like
+  endforeach()
+  foreach(entry IN LISTS ARG_ENTRIES)
+    list(APPEND args --entry "${entry}")
+  endforeach()
+  if(ARG_EXTERNAL_IMAGE)
+    list(APPEND args --external-image)
+  endif()
+  # The `=` form, so that a launcher argument starting with '-' is not read as a tlc option.
+  foreach(launcher IN LISTS CMAKE_CUDA_COMPILER_LAUNCHER)
+    list(APPEND args "--launcher=${launcher}")
+  endforeach()
+
+  # tlc rewrites an output only when its content changes, which keeps everything downstream from
+  # rebuilding for nothing, but leaves nothing with a fresh time stamp for Make to compare with
+  # the inputs. The stamp, touched after every run, is that file; the depfile, naming the stamp,
+  # lists every file tlc read (sources, the headers they include, templates).
+  set(stateDir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/tlc_${name}")
+  set(stamp "${stateDir}/${name}.stamp")
+  set(depfile "${stateDir}/${name}.d")
+  add_custom_command(
+    OUTPUT "${stamp}"
+    BYPRODUCTS "${library}" "${outDir}/${name}.h" "${outDir}/${name}.json" "${image}"
+    COMMAND tlc::tlc build ${args} -o "${outDir}" --name "${name}" -q
+            --depfile "${depfile}" --depfile-target "${stamp}"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
+    DEPENDS tlc::tlc ${sources}
+    DEPFILE "${depfile}"
+    COMMENT "tlc: building launcher library ${name}"
+    VERBATIM)
+  add_custom_target(${name}_tlc ALL DEPENDS "${stamp}")
+
+  # Neither tlc nor the Makefile generators create the folders of the depfile and the stamp; and
+  # an imported target's include folders must exist when the project is generated.
+  file(MAKE_DIRECTORY "${stateDir}" "${outDir}")
+
+  # An imported library: CMake links the file tlc wrote and carries its usage requirements.
+  get_property(cudaIncludeDirs GLOBAL PROPERTY TLC_CUDA_INCLUDE_DIRS)
+  add_library(${name} SHARED IMPORTED GLOBAL)
+  set_target_properties(${name} PROPERTIES
+    IMPORTED_LOCATION "${library}"
+    IMPORTED_SONAME "lib${name}.so"
+    INTERFACE_INCLUDE_DIRECTORIES "${outDir};${cudaIncludeDirs}"
+    TLC_OUTPUT_DIRECTORY "${outDir}"
+    TLC_IMAGE "${image}")
+  add_dependencies(${name} ${name}_tlc)
+endfunction()
