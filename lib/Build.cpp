@@ -34,6 +34,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -124,10 +125,17 @@ public:
     DevicePlan device = planDeviceBuild(deviceOptions(), Toolkit);
     Progress progress(countSteps(device), Options.quiet);
     Runner.progress = &progress;
-    FirstError parseErrors, deviceErrors;
+    FirstError parseErrors, deviceErrors, runtimeErrors;
     std::optional<Analysis> analysis;
     std::string nvccRelease;
+    // The runtime's compile is the longest host step and needs nothing from the parse: it takes
+    // the first slot, before the parse and nvcc queue for theirs.
+    auto runtimeSlot = Options.emitOnly ? nullptr : std::make_unique<SlotGuard>(Slots);
     runConcurrently({
+        [&] {
+          if (llvm::Error error = prepareRuntime(std::move(runtimeSlot)))
+            runtimeErrors.set(std::move(error));
+        },
         [&] {
           Progress* shown = Runner.progress;
           if (shown)
@@ -156,10 +164,15 @@ public:
       llvm::consumeError(deviceErrors.take());
       return parseErrors.take();
     }
-    if (deviceErrors.failed())
+    if (deviceErrors.failed()) {
+      llvm::consumeError(runtimeErrors.take());
       return deviceErrors.take();
+    }
+    if (runtimeErrors.failed())
+      return runtimeErrors.take();
     if (Options.emitOnly) {
-      std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp"};
+      std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp",
+                                          Name + "_runtime.h", Name + "_runtime.cpp"};
       if (!Options.externalImage)
         sources.push_back(Name + "_image.S");
       return Work->publish(sources);
@@ -208,7 +221,7 @@ private:
   }
 
   unsigned countSteps(const DevicePlan& device) const {
-    unsigned host = Options.emitOnly ? 0 : Options.externalImage ? 2 : 3;
+    unsigned host = Options.emitOnly ? 0 : Options.externalImage ? 3 : 4;
     return 1 + device.compiles.size() + device.links.size() + (device.package ? 1 : 0) + host;
   }
 
@@ -318,14 +331,7 @@ private:
       errors.set(inputError("cannot write '" + published + "': " + ec.message()));
   }
 
-  // After the parse: select entries, render the sources, compile the launcher while nvcc runs.
-  llvm::Error prepareLauncher(Analysis& analysis) {
-    Module& module = analysis.module;
-    if (module.kernels.empty())
-      return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
-    if (llvm::Error error = selectEntries(module, Options.entries))
-      return error;
-    Paths.relativize(module);
+  LauncherFacts launcherFacts() const {
     LauncherFacts facts;
     facts.name = Name;
     for (const std::string& input : Options.sources.inputs)
@@ -333,24 +339,54 @@ private:
     facts.archs = archLabels();
     facts.imageFile = imageFile();
     facts.embedImage = !Options.externalImage;
-    nlohmann::json view = launcherView(module, facts);
+    return facts;
+  }
 
-    // The header is an output; the sources are temporaries unless they are what was asked for.
-    std::string sourceDir = Options.emitOnly ? Work->outputsDir() : Work->workDir();
-    const std::tuple<const char*, std::string, std::string> outputs[] = {
-        {"header.h", Work->outputsDir(), Name + ".h"},
-        {"launcher.cpp", sourceDir, Name + "_launcher.cpp"},
-        {"image.S", sourceDir, Name + "_image.S"},
-    };
-    for (const auto& [templateName, dir, file] : outputs) {
-      if (file == Name + "_image.S" && Options.externalImage)
-        continue;
-      auto text = Templates.render(templateName, view);
-      if (!text)
-        return text.takeError();
-      if (llvm::Error error = writeFile(dir + "/" + file, *text))
+  // The sources are temporaries, unless they are what was asked for (--emit-only).
+  std::string sourceDir() const {
+    return Options.emitOnly ? Work->outputsDir() : Work->workDir();
+  }
+
+  llvm::Error render(const std::string& templateName, const nlohmann::json& view,
+                     const std::string& path) const {
+    auto text = Templates.render(templateName, view);
+    if (!text)
+      return text.takeError();
+    return writeFile(path, *text);
+  }
+
+  // Right away: the runtime needs nothing from the parse, so it compiles while Clang and nvcc
+  // work (the launcher's longest compile is off the critical path).
+  llvm::Error prepareRuntime(std::unique_ptr<SlotGuard> slot) {
+    nlohmann::json view = runtimeView(launcherFacts());
+    for (const char* part : {"runtime.h", "runtime.cpp"})
+      if (llvm::Error error = render(part, view, sourceDir() + "/" + Name + "_" + part))
         return error;
-    }
+    if (Options.emitOnly)
+      return llvm::Error::success();
+    llvm::Error compiled = Runner.run(hostPlan().compileRuntime);
+    slot.reset(); // the slot taken up front, held until the compile is done
+    return compiled;
+  }
+
+  // After the parse: select entries, render the header and the launchers, compile them while
+  // nvcc runs.
+  llvm::Error prepareLauncher(Analysis& analysis) {
+    Module& module = analysis.module;
+    if (module.kernels.empty())
+      return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
+    if (llvm::Error error = selectEntries(module, Options.entries))
+      return error;
+    Paths.relativize(module);
+    nlohmann::json view = launcherView(module, launcherFacts());
+    if (llvm::Error error = render("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
+      return error;
+    if (llvm::Error error = render("launcher.cpp", view,
+                                   sourceDir() + "/" + Name + "_launcher.cpp"))
+      return error;
+    if (!Options.externalImage)
+      if (llvm::Error error = render("image.S", view, sourceDir() + "/" + Name + "_image.S"))
+        return error;
     if (Options.emitOnly)
       return llvm::Error::success();
     SlotGuard slot(Slots);
@@ -395,6 +431,7 @@ private:
       steps.push_back(&step);
     if (device.package)
       steps.push_back(&*device.package);
+    steps.push_back(&host.compileRuntime);
     steps.push_back(&host.compileLauncher);
     if (host.assembleImage)
       steps.push_back(&*host.assembleImage);

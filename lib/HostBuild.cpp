@@ -4,19 +4,24 @@ namespace tlc {
 
 HostPlan planHostBuild(const HostBuildOptions& options) {
   HostPlan plan;
-  std::string launcherSource = options.sourceDir + "/" + options.name + "_launcher.cpp";
-  std::string launcherObject = options.workDir + "/" + options.name + "_launcher.o";
   // Build folders are mapped away so no path ends up in the library.
   std::string sourceMap = "-ffile-prefix-map=" + options.sourceDir + "/=";
   std::string outputMap = "-ffile-prefix-map=" + options.outputDir + "/=";
-  plan.compileLauncher = {"c++ " + options.name + "_launcher.cpp",
-                          {options.compiler, "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
-                           "-fvisibility-inlines-hidden", "-Wall", "-Wextra", sourceMap, outputMap,
-                           "-I", options.outputDir, "-isystem", options.cudaInclude, "-c",
-                           launcherSource, "-o", launcherObject},
-                          launcherObject};
+  auto compile = [&](const std::string& part) {
+    std::string source = options.sourceDir + "/" + options.name + "_" + part + ".cpp";
+    std::string object = options.workDir + "/" + options.name + "_" + part + ".o";
+    return Step{"c++ " + options.name + "_" + part + ".cpp",
+                {options.compiler, "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
+                 "-fvisibility-inlines-hidden", "-Wall", "-Wextra", sourceMap, outputMap, "-I",
+                 options.sourceDir, "-I", options.outputDir, "-isystem", options.cudaInclude, "-c",
+                 source, "-o", object},
+                object};
+  };
+  plan.compileRuntime = compile("runtime");
+  plan.compileLauncher = compile("launcher");
   plan.link = {"link lib" + options.name + ".so",
-               {options.compiler, "-shared", "-o", options.library, launcherObject},
+               {options.compiler, "-shared", "-o", options.library, plan.compileRuntime.output,
+                plan.compileLauncher.output},
                options.library};
   if (options.embedImage) {
     std::string imageObject = options.workDir + "/" + options.name + "_image.o";

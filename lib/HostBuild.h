@@ -13,7 +13,7 @@ struct HostBuildOptions {
   std::string name;
   std::string compiler;    // the host C++ compiler
   std::string cudaInclude; // folder with cuda.h and cudaTypedefs.h
-  std::string sourceDir;   // NAME_launcher.cpp and NAME_image.S
+  std::string sourceDir;   // NAME_runtime.{h,cpp}, NAME_launcher.cpp and NAME_image.S
   std::string outputDir;   // NAME.h and the image, as they will be published
   std::string workDir;     // objects
   std::string library;     // the lib<name>.so to produce
@@ -21,6 +21,7 @@ struct HostBuildOptions {
 };
 
 struct HostPlan {
+  Step compileRuntime; // NAME_runtime.cpp: needs nothing from the parse
   Step compileLauncher;
   std::optional<Step> assembleImage;
   Step link;

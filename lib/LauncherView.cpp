@@ -51,6 +51,18 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
           {"dim0_multiple", packed16 ? 128 : spec.dtype == "16u4_align8b" ? 2 : 1}};
 }
 
+nlohmann::json runtimeView(const LauncherFacts& facts) {
+  return {{"module", facts.name},
+          {"MODULE", llvm::StringRef(facts.name).upper()},
+          {"tlc_version", tlcVersion()},
+          {"inputs", facts.inputs},
+          {"archs", facts.archs},
+          {"image",
+           {{"file", facts.imageFile},
+            {"embedded", facts.embedImage},
+            {"symbol", "tlc_image_" + facts.name}}}};
+}
+
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
   nlohmann::json kernels = nlohmann::json::array();
   nlohmann::json tensorMaps = nlohmann::json::array();
@@ -84,21 +96,14 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
   for (const Record& record : module.records)
     records.push_back(toJson(record));
 
-  return {{"module", facts.name},
-          {"MODULE", llvm::StringRef(facts.name).upper()},
-          {"tlc_version", tlcVersion()},
-          {"inputs", facts.inputs},
-          {"archs", facts.archs},
-          {"kernel_count", module.kernels.size()},
-          {"kernels", kernels},
-          {"records", records},
-          {"has_records", !module.records.empty()},
-          {"tensor_maps", tensorMaps},
-          {"has_tensor_maps", !tensorMaps.empty()},
-          {"image",
-           {{"file", facts.imageFile},
-            {"embedded", facts.embedImage},
-            {"symbol", "tlc_image_" + facts.name}}}};
+  nlohmann::json view = runtimeView(facts);
+  view["kernel_count"] = module.kernels.size();
+  view["kernels"] = kernels;
+  view["records"] = records;
+  view["has_records"] = !module.records.empty();
+  view["tensor_maps"] = tensorMaps;
+  view["has_tensor_maps"] = !tensorMaps.empty();
+  return view;
 }
 
 } // namespace tlc

@@ -21,6 +21,10 @@ struct LauncherFacts {
 
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts);
 
+// The part known before parsing: enough for NAME_runtime.h and NAME_runtime.cpp, which tlc
+// renders and compiles while it still parses.
+nlohmann::json runtimeView(const LauncherFacts& facts);
+
 // The parameter name used in generated C code: the kernel's, unless C or the launcher itself
 // reserves it ("restrict", "config", ...), then with a trailing underscore.
 std::string cParameterName(const std::string& name);

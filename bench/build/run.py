@@ -59,9 +59,10 @@ def by_hand(work, source, tlc, env):
              f"-I{tlc_include(tlc)}", source, "-o", os.path.join(out, "hand.cubin")])
         shutil.copy(os.path.join(emitted, "hand.h"), out)
         run(["c++", "-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", f"-I{out}",
-             "-isystem", os.path.join(CUDA, "include"), f"-Wa,-I{out}",
-             os.path.join(emitted, "hand_launcher.cpp"), os.path.join(emitted, "hand_image.S"),
-             "-o", os.path.join(out, "libhand.so"), "-ldl", "-pthread"])
+             f"-I{emitted}", "-isystem", os.path.join(CUDA, "include"), f"-Wa,-I{out}",
+             os.path.join(emitted, "hand_runtime.cpp"), os.path.join(emitted, "hand_launcher.cpp"),
+             os.path.join(emitted, "hand_image.S"), "-o", os.path.join(out, "libhand.so"),
+             "-Wl,--no-undefined", "-ldl", "-pthread"])
         return time.perf_counter() - start
 
     return build

@@ -245,10 +245,11 @@ TEST_CASE("progress: [n/N] lines when not on a terminal, none with -q", "[builds
   ToolRun shown = build({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"),
                          "--name", "mf", "-o", dir + "/a", "--no-cache"});
   REQUIRE(shown.exitCode == 0);
-  CHECK_THAT(shown.err, Contains("[1/7] parse 2 file(s)\n"));
+  CHECK_THAT(shown.err, Contains("[1/8] parse 2 file(s)\n"));
   CHECK_THAT(shown.err, Contains("] nvcc filter.cu (sm_75)\n"));
   CHECK_THAT(shown.err, Contains("] device link (sm_75)\n"));
-  CHECK_THAT(shown.err, Contains("[7/7] link libmf.so\n"));
+  CHECK_THAT(shown.err, Contains("] c++ mf_runtime.cpp\n"));
+  CHECK_THAT(shown.err, Contains("[8/8] link libmf.so\n"));
   CHECK(shown.err.find('\r') == std::string::npos);
   ToolRun quiet = build({sample("vadd/vadd.cu"), "-o", dir + "/b", "-q", "--no-cache"});
   REQUIRE(quiet.exitCode == 0);

@@ -137,7 +137,7 @@ TEST_CASE("build vadd: outputs, C and C++ header, exact exports, image = manifes
   CHECK(manifest["outputs"]["image"]["format"] == "cubin");
   CHECK(manifest["inputs"][0]["file"] == "vadd.cu");
   CHECK(manifest["inputs"][0]["sha256"].get<std::string>().size() == 64);
-  CHECK(manifest["commands"].size() == 4); // nvcc, compile launcher, embed image, link
+  CHECK(manifest["commands"].size() == 5); // nvcc, runtime, launchers, embed image, link
   checkImageMatchesManifest(out + "/vadd.cubin", manifest);
 }
 
@@ -145,15 +145,17 @@ TEST_CASE("the generated launcher compiles warning-free with -Wall -Wextra -Werr
   std::string out = scratchDir("build-werror") + "/out";
   buildOk({fixture("shapes/shapes.cu"), fixture("shapes/host_main.cu"), "--arch", "sm_90a",
            "--name", "shapes", "--emit-only", "-o", out});
-  CHECK(listFolder(out) ==
-        std::set<std::string>{"shapes.h", "shapes_launcher.cpp", "shapes_image.S"});
-  for (const char* standard : {"-std=c++17", "-std=c++20"}) {
-    CommandResult compile = run({"c++", standard, "-Wall", "-Wextra", "-Werror", "-fPIC", "-I" + out,
-                                 "-isystem", cudaInclude(), "-c", out + "/shapes_launcher.cpp",
-                                 "-o", out + "/launcher.o"});
-    INFO(compile.output);
-    CHECK(compile.exitCode == 0);
-  }
+  CHECK(listFolder(out) == std::set<std::string>{"shapes.h", "shapes_launcher.cpp",
+                                                  "shapes_runtime.h", "shapes_runtime.cpp",
+                                                  "shapes_image.S"});
+  for (const char* standard : {"-std=c++17", "-std=c++20"})
+    for (const char* part : {"runtime", "launcher"}) {
+      CommandResult compile = run({"c++", standard, "-Wall", "-Wextra", "-Werror", "-fPIC",
+                                   "-I" + out, "-isystem", cudaInclude(), "-c",
+                                   out + "/shapes_" + part + ".cpp", "-o", out + "/part.o"});
+      INFO(standard << " " << part << ": " << compile.output);
+      CHECK(compile.exitCode == 0);
+    }
 }
 
 TEST_CASE("a two-file module with templates, overloads, records, half and bf16 builds",
