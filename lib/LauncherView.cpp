@@ -51,6 +51,14 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
           {"dim0_multiple", packed16 ? 128 : spec.dtype == "16u4_align8b" ? 2 : 1}};
 }
 
+// Whether two tensor-map entries would encode alike for the same tensor (names aside).
+static bool sameDescriptorSettings(nlohmann::json a, nlohmann::json b) {
+  for (nlohmann::json* entry : {&a, &b})
+    for (const char* name : {"kernel", "parameter", "same_spec_as"})
+      entry->erase(name);
+  return a == b;
+}
+
 nlohmann::json runtimeView(const LauncherFacts& facts) {
   return {{"module", facts.name},
           {"MODULE", llvm::StringRef(facts.name).upper()},
@@ -74,6 +82,7 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
     view["has_params"] = !kernel.params.empty();
     view["first_tensor_map"] = tensorMaps.size();
     size_t slot = 0;
+    nlohmann::json mapArguments = nlohmann::json::array();
     for (size_t p = 0; p < kernel.params.size(); ++p) {
       nlohmann::json& param = view["params"][p];
       param["c_name"] = cParameterName(kernel.params[p].name);
@@ -81,8 +90,20 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
       if (!kernel.params[p].tensorMap)
         continue;
       param["map_slot"] = slot++;
-      tensorMaps.push_back(tensorMapEntry(*kernel.params[p].tensorMap, kernel.params[p], kernel));
+      mapArguments.push_back(p);
+      nlohmann::json entry = tensorMapEntry(*kernel.params[p].tensorMap, kernel.params[p], kernel);
+      // The first earlier map of this kernel with the same descriptor settings: only those
+      // can share an encoding at run time.
+      entry["same_spec_as"] = -1;
+      for (size_t earlier = view["first_tensor_map"].get<size_t>(); earlier < tensorMaps.size();
+           ++earlier)
+        if (sameDescriptorSettings(tensorMaps[earlier], entry)) {
+          entry["same_spec_as"] = earlier - view["first_tensor_map"].get<size_t>();
+          break;
+        }
+      tensorMaps.push_back(std::move(entry));
     }
+    view["tensor_map_args"] = mapArguments;
     nlohmann::json mapNames = nlohmann::json::array();
     for (const Param& param : kernel.params)
       if (param.tensorMap)
