@@ -26,6 +26,7 @@
 #include "many.h"
 
 #include "kernels.cu" // the same kernels again, for <<<>>>
+#include "../common/order.h"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -226,11 +227,10 @@ void measureLaunches(std::vector<LaunchVariant>& variants, const Launches& l) {
   for (const LaunchVariant& variant : variants)
     for (int i = 0; i < kWarmupBursts; ++i)
       timeBurst(variant, l);
-  // Round r starts at variant r mod V, so no variant always follows the same one.
-  size_t count = variants.size();
+  RoundOrder order(variants.size());
   for (int round = 0; round < kBursts; ++round)
-    for (size_t j = 0; j < count; ++j) {
-      LaunchVariant& variant = variants[(round + j) % count];
+    for (size_t index : order.next()) {
+      LaunchVariant& variant = variants[index];
       variant.seconds.push_back(timeBurst(variant, l));
     }
 }
@@ -345,15 +345,15 @@ struct ReadyVariant {
   std::vector<double> seconds; // per load
 };
 
-constexpr int kLoads = 15;
+constexpr int kLoads = 21;
 
 void measureReady(std::vector<ReadyVariant>& variants, const ManyModule& m) {
   for (ReadyVariant& variant : variants) // warm-up: first-use costs in the driver
     variant.ready(m);
-  size_t count = variants.size();
+  RoundOrder order(variants.size());
   for (int round = 0; round < kLoads; ++round)
-    for (size_t j = 0; j < count; ++j) {
-      ReadyVariant& variant = variants[(round + j) % count];
+    for (size_t index : order.next()) {
+      ReadyVariant& variant = variants[index];
       variant.seconds.push_back(variant.ready(m));
     }
 }

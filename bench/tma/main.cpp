@@ -6,6 +6,8 @@
 // medians. Target: launcher / raw <= 1.08.
 #include "tma_bench.h"
 
+#include "../common/order.h"
+
 #include <cuda.h>
 
 #include <algorithm>
@@ -140,8 +142,10 @@ int main() {
                                    {"raw again (noise)", raw, {}},
                                    {"encoding 2 maps alone (no launch)", encodeOnly, {}},
                                    {"raw cuLaunchKernel, encoding 2 maps", rawEncoding, {}}};
+  RoundOrder order(variants.size());
   for (int burst = 0; burst < kWarmupBursts + kBursts; ++burst) {
-    for (Variant& variant : variants) {
+    for (size_t index : order.next()) {
+      Variant& variant = variants[index];
       Clock::time_point start = Clock::now();
       variant.run(s);
       double seconds = std::chrono::duration<double>(Clock::now() - start).count();
