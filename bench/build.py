@@ -8,7 +8,7 @@
    the cold build. Targets: <= 50 ms and <= 3 %.
 3. A 64-file module built with -j2 against one file's cold build x 64 / 2. Target: <= 1.1.
 
-Each measurement is the median of several runs. usage: bench/build/run.py [--tlc PATH] [--runs N]
+Each measurement is the median of several runs. usage: bench/build.py [--tlc PATH] [--runs N]
 """
 import argparse
 import os
@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUDA = os.environ.get("CUDA_PATH", "/usr/local/cuda")
 ARCH = "sm_90a"
 
