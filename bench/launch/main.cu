@@ -260,20 +260,9 @@ double readyLauncher(const ManyModule&) {
   return seconds;
 }
 
-double readyLibrary(const ManyModule& m) {
-  std::vector<CUkernel> kernels(m.symbols.size());
-  Clock::time_point start = Clock::now();
-  CUlibrary library = nullptr;
-  CHECK_CU(cuLibraryLoadData(&library, m.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-  for (size_t i = 0; i < m.symbols.size(); ++i)
-    CHECK_CU(cuLibraryGetKernel(&kernels[i], library, m.symbols[i].c_str()));
-  double seconds = secondsSince(start);
-  CHECK_CU(cuLibraryUnload(library));
-  return seconds;
-}
-
-// The floor, then the library's module in the current (primary) context, as the launcher did.
-double readyLibraryModule(const ManyModule& m) {
+// cuLibraryLoadData and every kernel looked up; with `makeModule`, then the library's module
+// in the current (primary) context, as the launcher first did.
+double readyLibraryThen(const ManyModule& m, bool makeModule) {
   std::vector<CUkernel> kernels(m.symbols.size());
   Clock::time_point start = Clock::now();
   CUlibrary library = nullptr;
@@ -281,11 +270,15 @@ double readyLibraryModule(const ManyModule& m) {
   for (size_t i = 0; i < m.symbols.size(); ++i)
     CHECK_CU(cuLibraryGetKernel(&kernels[i], library, m.symbols[i].c_str()));
   CUmodule module = nullptr;
-  CHECK_CU(cuLibraryGetModule(&module, library));
+  if (makeModule)
+    CHECK_CU(cuLibraryGetModule(&module, library));
   double seconds = secondsSince(start);
   CHECK_CU(cuLibraryUnload(library));
   return seconds;
 }
+
+double readyLibrary(const ManyModule& m) { return readyLibraryThen(m, false); }
+double readyLibraryModule(const ManyModule& m) { return readyLibraryThen(m, true); }
 
 double readyModule(const ManyModule& m) {
   std::vector<CUfunction> functions(m.symbols.size());
