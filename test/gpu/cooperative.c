@@ -85,12 +85,7 @@ static void checkTooLarge(Buffers* b) {
 
 int main(void) {
   uint64_t random = gpu_seed();
-  CUdevice device;
-  CUcontext primary;
-  CHECK_CU(cuInit(0));
-  CHECK_CU(cuDeviceGet(&device, 0));
-  CHECK_CU(cuDevicePrimaryCtxRetain(&primary, device));
-  CHECK_CU(cuCtxSetCurrent(primary));
+  CUdevice device = gpu_use_primary_context(0);
 
   int multiprocessors = 0, perMultiprocessor = 0;
   CUfunction function;

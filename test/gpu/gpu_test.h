@@ -64,6 +64,18 @@ static inline void gpu_check_cu(CUresult result, const char* call, const char* f
 /* A CUDA driver call that must succeed. */
 #define CHECK_CU(call) gpu_check_cu((call), #call, __FILE__, __LINE__)
 
+/* cuInit, then device `ordinal`'s primary context retained and made current, as the CUDA runtime
+ * would; returns the device. The test releases the context (cuDevicePrimaryCtxRelease) at the end. */
+static inline CUdevice gpu_use_primary_context(int ordinal) {
+  CUdevice device;
+  CUcontext primary;
+  CHECK_CU(cuInit(0));
+  CHECK_CU(cuDeviceGet(&device, ordinal));
+  CHECK_CU(cuDevicePrimaryCtxRetain(&primary, device));
+  CHECK_CU(cuCtxSetCurrent(primary));
+  return device;
+}
+
 /* A call into the generated library `module` that must succeed; reports its last_error(). */
 #define CHECK_TLC(module, call)                                                                    \
   do {                                                                                             \

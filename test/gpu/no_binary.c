@@ -74,15 +74,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   uint64_t random = gpu_seed();
-  CUdevice device;
-  CUcontext primary;
+  CUdevice device = gpu_use_primary_context(0);
   int major = 0, minor = 0;
-  CHECK_CU(cuInit(0));
-  CHECK_CU(cuDeviceGet(&device, 0));
   CHECK_CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
   CHECK_CU(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
-  CHECK_CU(cuDevicePrimaryCtxRetain(&primary, device));
-  CHECK_CU(cuCtxSetCurrent(primary));
   CUdeviceptr out;
   CHECK_CU(cuMemAlloc(&out, kCount * sizeof(unsigned)));
 

@@ -84,12 +84,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   uint64_t random = gpu_seed();
-  CUdevice device;
-  CUcontext primary;
-  CHECK_CU(cuInit(0));
-  CHECK_CU(cuDeviceGet(&device, 0));
-  CHECK_CU(cuDevicePrimaryCtxRetain(&primary, device));
-  CHECK_CU(cuCtxSetCurrent(primary));
+  CUdevice device = gpu_use_primary_context(0);
 
   Buffers b;
   b.x = malloc(kCount * sizeof(float));

@@ -163,12 +163,7 @@ static void checkTrap(uint64_t* random) {
 
 int main(void) {
   uint64_t random = gpu_seed();
-  CUdevice device;
-  CUcontext primary;
-  CHECK_CU(cuInit(0));
-  CHECK_CU(cuDeviceGet(&device, 0));
-  CHECK_CU(cuDevicePrimaryCtxRetain(&primary, device));
-  CHECK_CU(cuCtxSetCurrent(primary));
+  gpu_use_primary_context(0); /* not released: the trap leaves the context unusable */
 
   checkMatchingScalars(&random);
   checkNoParameters(&random);
