@@ -34,7 +34,6 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
           {"parameter", param.name},
           {"im2col", spec.mode == "im2col"},
           {"dtype_enum", spec.dtypeEnum},
-          {"element_bits", spec.elementBits},
           {"rank", spec.rank},
           {"box", padded(spec.box, 5)},
           {"element_strides", padded(spec.elemStrides, 5)},
@@ -54,7 +53,7 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
 // Whether two tensor-map entries would encode alike for the same tensor (names aside).
 static bool sameDescriptorSettings(nlohmann::json a, nlohmann::json b) {
   for (nlohmann::json* entry : {&a, &b})
-    for (const char* name : {"kernel", "parameter", "same_spec_as"})
+    for (const char* name : {"kernel", "parameter", "spec_group"})
       entry->erase(name);
   return a == b;
 }
@@ -80,8 +79,8 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
     view["index"] = i;
     view["function"] = facts.name + "_" + kernel.launcher;
     view["has_params"] = !kernel.params.empty();
-    view["first_tensor_map"] = tensorMaps.size();
-    size_t slot = 0;
+    size_t firstMap = tensorMaps.size();
+    view["first_tensor_map"] = firstMap;
     nlohmann::json mapArguments = nlohmann::json::array();
     for (size_t p = 0; p < kernel.params.size(); ++p) {
       nlohmann::json& param = view["params"][p];
@@ -89,16 +88,15 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
       param["is_tensor_map"] = kernel.params[p].tensorMap.has_value();
       if (!kernel.params[p].tensorMap)
         continue;
-      param["map_slot"] = slot++;
+      size_t slot = mapArguments.size(); // this map's index among the kernel's maps
       mapArguments.push_back(p);
       nlohmann::json entry = tensorMapEntry(*kernel.params[p].tensorMap, kernel.params[p], kernel);
-      // The first earlier map of this kernel with the same descriptor settings: only those
-      // can share an encoding at run time.
-      entry["same_spec_as"] = -1;
-      for (size_t earlier = view["first_tensor_map"].get<size_t>(); earlier < tensorMaps.size();
-           ++earlier)
+      // The kernel's first map with the same descriptor settings (this one if none): maps of
+      // one group can share an encoding at run time, and the launcher compares group numbers.
+      entry["spec_group"] = slot;
+      for (size_t earlier = firstMap; earlier < tensorMaps.size(); ++earlier)
         if (sameDescriptorSettings(tensorMaps[earlier], entry)) {
-          entry["same_spec_as"] = earlier - view["first_tensor_map"].get<size_t>();
+          entry["spec_group"] = earlier - firstMap;
           break;
         }
       tensorMaps.push_back(std::move(entry));
@@ -109,8 +107,8 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
       if (param.tensorMap)
         mapNames.push_back(cParameterName(param.name));
     view["tensor_map_params"] = mapNames;
-    view["tensor_map_count"] = slot;
-    view["has_tensor_maps"] = slot > 0;
+    view["tensor_map_count"] = mapArguments.size();
+    view["has_tensor_maps"] = !mapArguments.empty();
     kernels.push_back(std::move(view));
   }
   nlohmann::json records = nlohmann::json::array();
