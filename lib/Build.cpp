@@ -25,6 +25,7 @@
 #include "Terminal.h"
 #include "Toolchain.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -63,6 +64,7 @@ public:
       Error = std::move(error);
     Failed = true;
   }
+  ~FirstError() { llvm::consumeError(std::move(Error)); } // one not taken is dropped
   bool failed() const { return Failed; }
   llvm::Error take() { return Error ? std::move(Error) : llvm::Error::success(); }
 
@@ -87,10 +89,6 @@ void runSteps(const std::vector<Step>& steps, const StepRunner& runner, JobSlots
   runConcurrently(std::move(tasks));
 }
 
-struct Versions {
-  std::string nvcc, host;
-};
-
 class Builder {
 public:
   Builder(const BuildOptions& options, std::string name, CudaToolkit toolkit,
@@ -100,7 +98,7 @@ public:
         Compiler(std::move(compiler)), Templates(std::move(templates)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
         Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
-        InputNvccFlags(std::move(inputNvccFlags)) {
+        InputNvccFlags(std::move(inputNvccFlags)), Host(planHost()) {
     Runner.verbose = options.sources.verbose;
     Runner.display = [this](const std::vector<std::string>& argv) {
       return Paths.commandLine(argv);
@@ -108,6 +106,13 @@ public:
   }
 
   llvm::Error run() {
+    if (Options.keepTemps)
+      Work->keep();
+    // Said after a failed build too: that is when the temporaries are wanted most.
+    llvm::scope_exit sayKept([&] {
+      if (Options.keepTemps)
+        printToolMessage(MessageKind::Note, "kept temporary files in " + Work->root());
+    });
     std::string key;
     if (Cache) {
       auto computed = cacheKey();
@@ -118,7 +123,7 @@ public:
         Cache->count(true);
         Progress progress(1, Options.quiet);
         progress.start("cached " + Name + " (" + llvm::sys::path::filename(hit->entryDir).str() + ")");
-        return finish(*hit, hit->dependencies);
+        return finish(fileNames(hit->files), Name + ".json", hit->dependencies);
       }
       Cache->count(false);
     }
@@ -127,7 +132,7 @@ public:
     Runner.progress = &progress;
     FirstError parseErrors, deviceErrors, runtimeErrors;
     std::optional<Analysis> analysis;
-    std::string nvccRelease;
+    std::string nvccRelease, hostRelease;
     // The runtime's compile is the longest host step and needs nothing from the parse: it takes
     // the first slot, before the parse and nvcc queue for theirs.
     auto runtimeSlot = Options.emitOnly ? nullptr : std::make_unique<SlotGuard>(Slots);
@@ -157,71 +162,64 @@ public:
           if (!release)
             return deviceErrors.set(release.takeError());
           nvccRelease = *release;
+          if (!Options.emitOnly)
+            hostRelease = hostCompilerVersion(Compiler);
         },
     });
     // Source errors come first: nvcc would only repeat them.
-    if (parseErrors.failed()) {
-      llvm::consumeError(deviceErrors.take());
+    if (parseErrors.failed())
       return parseErrors.take();
-    }
-    if (deviceErrors.failed()) {
-      llvm::consumeError(runtimeErrors.take());
+    if (deviceErrors.failed())
       return deviceErrors.take();
-    }
     if (runtimeErrors.failed())
       return runtimeErrors.take();
+    std::vector<std::string> dependencies = dependenciesOf(*analysis, device);
     if (Options.emitOnly) {
       std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp",
                                           Name + "_runtime.h", Name + "_runtime.cpp"};
       if (!Options.externalImage)
         sources.push_back(Name + "_image.S");
-      return Work->publish(sources);
+      return finish(sources, Name + ".h", dependencies);
     }
-    std::vector<std::string> dependencies = dependenciesOf(*analysis, device);
 
     auto sms = verifyImages(device, Options.archs, analysis->module);
     if (!sms)
       return sms.takeError();
-    if (llvm::Error error = finishLibrary(device))
+    if (llvm::Error error = finishLibrary())
       return error;
-    if (llvm::Error error = writeManifest(analysis->module, device, *sms, nvccRelease))
-      return error;
-    if (Options.keepTemps) {
-      Work->keep();
-      llvm::errs() << "tlc: kept temporary files in " << Work->root() << "\n";
-    }
+    auto outputs = writeManifest(analysis->module, device, *sms, nvccRelease, hostRelease);
+    if (!outputs)
+      return outputs.takeError();
     if (Cache)
-      if (llvm::Error error = Cache->store(key, Work->outputsDir(), outputFiles(), dependencies))
+      if (llvm::Error error = Cache->store(key, Work->outputsDir(), *outputs, dependencies))
         printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
                                                    summarize(std::move(error)).message);
-    CacheHit built;
-    for (const std::string& file : outputFiles())
-      built.files.push_back({file, ""});
-    return finish(built, dependencies);
+    return finish(fileNames(*outputs), Name + ".json", dependencies);
   }
 
 private:
-  std::vector<std::string> outputFiles() const {
-    return {imageFile(), "lib" + Name + ".so", Name + ".h", Name + ".json"};
+  static std::vector<std::string> fileNames(const std::vector<CachedFile>& files) {
+    std::vector<std::string> names;
+    for (const CachedFile& file : files)
+      names.push_back(file.name);
+    return names;
   }
 
-  // Publishes the outputs (from a build or the cache) and writes the depfile.
-  llvm::Error finish(const CacheHit& outputs, const std::vector<std::string>& dependencies) {
-    std::vector<std::string> files;
-    for (const CachedFile& file : outputs.files)
-      files.push_back(file.name);
+  // Publishes `files` (from a build or the cache) and writes the depfile, whose target is
+  // `targetFile` in OUTDIR unless --depfile-target names one.
+  llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
+                     const std::vector<std::string>& dependencies) {
     if (llvm::Error error = Work->publish(files))
       return error;
     if (Options.depfile.empty())
       return llvm::Error::success();
-    std::string target = Options.depfileTarget.empty()
-                             ? Options.outputDir + "/" + Name + ".json"
-                             : Options.depfileTarget;
+    std::string target = Options.depfileTarget.empty() ? Options.outputDir + "/" + targetFile
+                                                       : Options.depfileTarget;
     return writeDepfile(Options.depfile, target, dependencies);
   }
 
   unsigned countSteps(const DevicePlan& device) const {
-    unsigned host = Options.emitOnly ? 0 : Options.externalImage ? 3 : 4;
+    unsigned host = Options.emitOnly ? 0 : 3 + (Host.assembleImage ? 1 : 0);
     return 1 + device.compiles.size() + device.links.size() + (device.package ? 1 : 0) + host;
   }
 
@@ -242,7 +240,7 @@ private:
   }
 
   // Everything known before building that decides the outputs (the headers come second).
-  llvm::Expected<std::string> cacheKey() const {
+  llvm::Expected<std::string> cacheKey() {
     CacheKey key;
     static int anchor;
     key.add("tlc", tlcVersion());
@@ -279,13 +277,26 @@ private:
     key.add("tlc-include", frontend.tlcIncludeDir);
     for (const std::string& input : Options.sources.inputs) {
       key.add("input", Paths.input(input));
-      if (llvm::Error error = key.addFile("input-content", input))
-        return error;
+      auto digest = inputDigest(input);
+      if (!digest)
+        return digest.takeError();
+      key.add("input-content", *digest);
     }
     for (const std::string& file : Templates.files())
       if (llvm::Error error = key.addFile("template " + llvm::sys::path::filename(file).str(), file))
         return error;
     return key.digest();
+  }
+
+  // An input's SHA-256, read once for the cache key and the manifest.
+  llvm::Expected<std::string> inputDigest(const std::string& input) {
+    auto known = InputDigests.find(input);
+    if (known != InputDigests.end())
+      return known->second;
+    auto digest = sha256OfFile(input);
+    if (digest)
+      InputDigests[input] = *digest;
+    return digest;
   }
 
   DeviceBuildOptions deviceOptions() const {
@@ -364,7 +375,7 @@ private:
         return error;
     if (Options.emitOnly)
       return llvm::Error::success();
-    llvm::Error compiled = Runner.run(hostPlan().compileRuntime);
+    llvm::Error compiled = Runner.run(Host.compileRuntime);
     slot.reset(); // the slot taken up front, held until the compile is done
     return compiled;
   }
@@ -390,10 +401,10 @@ private:
     if (Options.emitOnly)
       return llvm::Error::success();
     SlotGuard slot(Slots);
-    return Runner.run(hostPlan().compileLauncher);
+    return Runner.run(Host.compileLauncher);
   }
 
-  HostPlan hostPlan() const {
+  HostPlan planHost() const {
     HostBuildOptions host;
     host.name = Name;
     host.compiler = Compiler.path;
@@ -406,24 +417,27 @@ private:
     return planHostBuild(host);
   }
 
-  llvm::Error finishLibrary(const DevicePlan&) {
-    HostPlan plan = hostPlan();
-    if (plan.assembleImage)
-      if (llvm::Error error = Runner.run(*plan.assembleImage))
+  llvm::Error finishLibrary() {
+    if (Host.assembleImage)
+      if (llvm::Error error = Runner.run(*Host.assembleImage))
         return error;
-    return Runner.run(plan.link);
+    return Runner.run(Host.link);
   }
 
-  llvm::Error writeManifest(const Module& module, const DevicePlan& device,
-                            const std::vector<unsigned>& sms, const std::string& nvccRelease) {
+  // Writes NAME.json; returns the four outputs with their SHA-256, the manifest last.
+  llvm::Expected<std::vector<CachedFile>> writeManifest(const Module& module,
+                                                        const DevicePlan& device,
+                                                        const std::vector<unsigned>& sms,
+                                                        const std::string& nvccRelease,
+                                                        const std::string& hostRelease) {
     ManifestFacts facts;
     facts.name = Name;
     facts.tlcVersion = tlcVersion();
     facts.clangVersion = clangVersion();
     facts.nvccVersion = nvccRelease;
-    facts.hostCompilerVersion = hostCompilerVersion(Compiler);
+    facts.hostCompilerVersion = hostRelease;
     facts.archs = archLabels(sms);
-    HostPlan host = hostPlan();
+    const HostPlan& host = Host;
     std::vector<const Step*> steps;
     for (const Step& step : device.compiles)
       steps.push_back(&step);
@@ -440,7 +454,7 @@ private:
       facts.commands.push_back(Runner.commandLine(*step));
 
     for (const std::string& input : Options.sources.inputs) {
-      auto digest = sha256OfFile(input);
+      auto digest = inputDigest(input);
       if (!digest)
         return digest.takeError();
       facts.inputs.push_back({Paths.input(input), *digest});
@@ -458,7 +472,13 @@ private:
       *digest = {file, *sha};
     }
     facts.embeddedImage = !Options.externalImage;
-    return writeFile(out + "/" + Name + ".json", buildManifest(module, facts).dump(2) + "\n");
+    std::string manifest = buildManifest(module, facts).dump(2) + "\n";
+    if (llvm::Error error = writeFile(out + "/" + Name + ".json", manifest))
+      return error;
+    return std::vector<CachedFile>{{facts.image.path, facts.image.sha256},
+                                   {facts.library.path, facts.library.sha256},
+                                   {facts.header.path, facts.header.sha256},
+                                   {Name + ".json", sha256Hex(manifest)}};
   }
 
   const BuildOptions& Options;
@@ -471,6 +491,8 @@ private:
   JobSlots Slots;
   BuildCache* Cache;
   std::map<std::string, std::vector<std::string>> InputNvccFlags;
+  const HostPlan Host;
+  std::map<std::string, std::string> InputDigests; // by input path
   StepRunner Runner;
 };
 
@@ -489,15 +511,14 @@ llvm::Error runBuild(const BuildOptions& requested) {
         if (std::find(options.archs.begin(), options.archs.end(), arch) == options.archs.end())
           options.archs.push_back(arch);
   }
+  // Parse for the newest arch built: its kernels are the ones the launcher must reach.
   if (options.sources.frontend.arch.empty() && !options.archs.empty())
     options.sources.frontend.arch = options.archs.back();
   auto name = moduleName(options);
   if (!name)
     return name.takeError();
-  for (const std::string& input : options.sources.inputs)
-    if (!llvm::sys::fs::is_regular_file(input))
-      return inputError(llvm::sys::fs::exists(input) ? "'" + input + "' is not a file"
-                                                     : "no such file: " + input);
+  if (llvm::Error error = checkInputFiles(options.sources.inputs))
+    return error;
   auto toolkit = findCudaToolkit(options.sources.cudaPath);
   if (!toolkit)
     return toolkit.takeError();
@@ -516,7 +537,7 @@ llvm::Error runBuild(const BuildOptions& requested) {
     return staging.takeError();
   bool useCache = !options.noCache && cacheEnabledByEnvironment() && !options.emitOnly &&
                   !options.keepTemps;
-  BuildCache cache(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir);
+  BuildCache cache(defaultCacheDir());
   Builder builder(options, *name, std::move(*toolkit), std::move(compiler),
                   std::move(*templates), std::move(*staging), useCache ? &cache : nullptr,
                   std::move(inputNvccFlags));

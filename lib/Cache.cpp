@@ -4,6 +4,7 @@
 #include "Files.h"
 #include "Hashing.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -189,21 +190,19 @@ bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
 }
 
 llvm::Error BuildCache::store(const std::string& key, const std::string& outputsDir,
-                              const std::vector<std::string>& files,
+                              const std::vector<CachedFile>& files,
                               const std::vector<std::string>& dependencies) {
   auto staging = uniqueFolder(versionDir() + "/tmp", "entry");
   if (!staging)
     return staging.takeError();
+  // Gone after the rename below; removed here on every other way out.
+  llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(*staging); });
   nlohmann::json entry = {{"files", nlohmann::json::array()},
                           {"dependencies", nlohmann::json::array()}};
-  for (const std::string& file : files) {
-    std::string source = outputsDir + "/" + file;
-    auto digest = sha256OfFile(source);
-    if (!digest)
-      return digest.takeError();
-    if (auto ec = llvm::sys::fs::copy_file(source, *staging + "/" + file))
+  for (const CachedFile& file : files) {
+    if (auto ec = llvm::sys::fs::copy_file(outputsDir + "/" + file.name, *staging + "/" + file.name))
       return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
-    entry["files"].push_back({{"name", file}, {"sha256", *digest}});
+    entry["files"].push_back({{"name", file.name}, {"sha256", file.sha256}});
   }
   std::string depsText;
   for (const std::string& dependency : dependencies) {
@@ -217,8 +216,7 @@ llvm::Error BuildCache::store(const std::string& key, const std::string& outputs
   if (auto ec = llvm::sys::fs::create_directories(parent))
     return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
   std::string target = parent + "/" + sha256Hex(depsText).substr(0, 24);
-  if (llvm::sys::fs::rename(*staging, target)) // another builder stored it first: fine
-    llvm::sys::fs::remove_directories(*staging);
+  (void)llvm::sys::fs::rename(*staging, target); // failing: another builder stored it first
   return llvm::Error::success();
 }
 
@@ -271,12 +269,12 @@ llvm::Expected<CacheStats> BuildCache::stats() const {
 llvm::Error BuildCache::clear() {
   if (!llvm::sys::fs::exists(versionDir()))
     return llvm::Error::success();
-  llvm::SmallString<256> trash;
-  if (auto ec = llvm::sys::fs::createUniqueDirectory(Dir + "/trash", trash))
+  auto trash = uniqueFolder(Dir, "trash");
+  if (!trash)
+    return trash.takeError();
+  if (auto ec = llvm::sys::fs::rename(versionDir(), *trash + "/v1"))
     return inputError("cannot clear the cache '" + Dir + "': " + ec.message());
-  if (auto ec = llvm::sys::fs::rename(versionDir(), trash + "/v1"))
-    return inputError("cannot clear the cache '" + Dir + "': " + ec.message());
-  llvm::sys::fs::remove_directories(trash);
+  llvm::sys::fs::remove_directories(*trash);
   return llvm::Error::success();
 }
 

@@ -68,10 +68,11 @@ public:
   // Counts a hit or a miss for `tlc cache stats`.
   void count(bool hit);
 
-  // Copies `files` (names inside `outputsDir`) into a new entry under `key`, with the files the
-  // build read. Losing a race with another builder storing the same entry is not an error.
+  // Copies `files` (names inside `outputsDir`, with the SHA-256 the build computed for its
+  // manifest) into a new entry under `key`, with the files the build read. Losing a race with
+  // another builder storing the same entry is not an error; a failed store leaves nothing.
   llvm::Error store(const std::string& key, const std::string& outputsDir,
-                    const std::vector<std::string>& files,
+                    const std::vector<CachedFile>& files,
                     const std::vector<std::string>& dependencies);
 
   llvm::Expected<CacheStats> stats() const;

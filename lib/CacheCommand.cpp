@@ -20,7 +20,7 @@ static std::string humanBytes(uint64_t bytes) {
 }
 
 llvm::Error runCache(const CacheOptions& options, llvm::raw_ostream& out) {
-  BuildCache cache(options.cacheDir.empty() ? defaultCacheDir() : options.cacheDir);
+  BuildCache cache(defaultCacheDir());
   if (options.action == "stats") {
     auto stats = cache.stats();
     if (!stats)

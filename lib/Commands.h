@@ -55,7 +55,6 @@ struct BuildOptions {
   std::string depfileTarget;          // --depfile-target; default: OUTDIR/NAME.json
   std::vector<std::string> launcher;  // --launcher: run nvcc under this (ccache, sccache)
   bool noCache = false;               // --no-cache (or TLC_DISABLE_CACHE=1)
-  std::string cacheDir;               // default: TLC_CACHE_DIR, XDG_CACHE_HOME/tlc, ~/.cache/tlc
 };
 
 // `tlc build`: a device image, lib<name>.so, <name>.h and <name>.json in the output folder,
@@ -68,7 +67,6 @@ llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out);
 struct CacheOptions {
   std::string action; // stats, clear, prune
   std::string maxSize;
-  std::string cacheDir; // default: TLC_CACHE_DIR, XDG_CACHE_HOME/tlc, ~/.cache/tlc
 };
 
 // `tlc cache stats|clear|prune --max-size SIZE`.

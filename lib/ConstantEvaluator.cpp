@@ -17,7 +17,7 @@ namespace tlc {
 namespace {
 
 struct Token {
-  enum Kind { Number, Name, Operator, End } kind;
+  enum Kind { Number, Name, Operator } kind;
   std::string text;
   int64_t value = 0;
 };

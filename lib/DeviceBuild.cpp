@@ -19,12 +19,16 @@ std::string archNumber(const std::string& arch) {
   return number.str();
 }
 
+// A user's flag asking for relocatable device code. tlc decides how to compile (DeviceBuild.h),
+// so these select that mode and are not passed on.
+static bool isRelocatableFlag(llvm::StringRef flag) {
+  return flag == "-rdc=true" || flag == "--relocatable-device-code=true" || flag == "-dc" ||
+         flag == "--device-c";
+}
+
 static bool wantsRelocatable(const std::vector<std::string>& flags) {
-  for (llvm::StringRef flag : flags)
-    if (flag == "-rdc=true" || flag == "--relocatable-device-code=true" || flag == "-dc" ||
-        flag == "--device-c")
-      return true;
-  return false;
+  return std::any_of(flags.begin(), flags.end(),
+                     [](llvm::StringRef flag) { return isRelocatableFlag(flag); });
 }
 
 static bool setsOptimization(const std::vector<std::string>& flags) {
@@ -52,12 +56,10 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
   for (const std::string& define : options.defines)
     flags.push_back("-D" + define);
   for (const std::string& flag : options.nvccFlags)
-    if (flag != "-rdc=true" && flag != "--relocatable-device-code=true")
+    if (!isRelocatableFlag(flag))
       flags.push_back(flag);
   return flags;
 }
-
-
 
 // nvcc, under the compiler launcher (ccache, sccache) if one was given.
 static std::vector<std::string> nvccCommand(const DeviceBuildOptions& options,

@@ -4,8 +4,8 @@
 // One input is compiled whole-program (`nvcc -cubin`); several are compiled to relocatable
 // device code and device-linked with `-Xnvlink -ignore-host-info` (CUDA 13's linker otherwise
 // drops kernels no host code launches). Relocatable code is compiled as `-cubin -rdc=true`
-// rather than `-dc`: the same device code without the host half nvcc would also compile, three
-// times faster per file (bench/build). Under a compiler launcher (--launcher ccache) inputs are
+// rather than `-dc`: the same device code without the host half nvcc would also compile (0.32 s
+// against 0.97 s for a small file, measured when this was written). Under a compiler launcher (--launcher ccache) inputs are
 // compiled with `-c -rdc=true` instead, which is what compiler caches can cache. Several archs
 // give one cubin each, packed in a fatbin.
 #pragma once

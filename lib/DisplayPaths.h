@@ -22,8 +22,6 @@ public:
   // Every source location and input name in `module`, as outputs name them.
   void relativize(Module& module) const;
 
-  const std::string& root() const { return Root; }
-
 private:
   std::vector<std::string> Inputs; // as typed
   std::string Root; // absolute common folder of the inputs, with a trailing '/'

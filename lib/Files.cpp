@@ -23,6 +23,18 @@ llvm::Error writeFile(const std::string& path, llvm::StringRef contents) {
   return llvm::Error::success();
 }
 
+llvm::Error checkInputFiles(const std::vector<std::string>& inputs) {
+  for (const std::string& input : inputs) {
+    if (!llvm::sys::fs::exists(input))
+      return inputError("no such file: " + input);
+    if (llvm::sys::fs::is_directory(input))
+      return inputError("'" + input + "' is a directory, expected a .cu file");
+    if (!llvm::sys::fs::is_regular_file(input))
+      return inputError("'" + input + "' is not a regular file, expected a .cu file");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::string> readFile(const std::string& path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);

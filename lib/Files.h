@@ -5,8 +5,12 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace tlc {
+
+// Every input exists and is a regular file; otherwise an InputError naming the first that is not.
+llvm::Error checkInputFiles(const std::vector<std::string>& inputs);
 
 llvm::Error writeFile(const std::string& path, llvm::StringRef contents);
 

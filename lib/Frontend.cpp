@@ -1,6 +1,7 @@
 #include "Frontend.h"
 
 #include "Error.h"
+#include "Files.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/DiagnosticDriver.h"
@@ -157,12 +158,8 @@ unsigned effectiveJobs(unsigned requested) {
 llvm::Expected<std::vector<TranslationUnitFacts>>
 parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
             const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics, JobSlots* slots) {
-  for (const std::string& input : inputs) {
-    if (!llvm::sys::fs::exists(input))
-      return inputError("no such file: " + input);
-    if (llvm::sys::fs::is_directory(input))
-      return inputError("'" + input + "' is a directory, expected a .cu file");
-  }
+  if (llvm::Error error = checkInputFiles(inputs))
+    return error;
 
   JobSlots ownSlots(effectiveJobs(options.jobs));
   JobSlots& pool = slots ? *slots : ownSlots;

@@ -21,15 +21,13 @@ std::string cParameterName(const std::string& name) {
 }
 
 // What the launcher's table of tensor maps needs: fixed-size arrays for the C initialiser and
-// the run-time rules that follow from the data type and interleave.
+// the run-time rules on the tensor.
 static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& param,
                                      const Kernel& kernel) {
   auto padded = [](std::vector<int64_t> values, size_t size) {
     values.resize(size, 0);
     return values;
   };
-  bool packed16 = llvm::StringRef(spec.dtype).ends_with("align16b");
-  bool wide = spec.interleave == "32B" || packed16;
   return {{"kernel", kernel.launcher},
           {"parameter", param.name},
           {"im2col", spec.mode == "im2col"},
@@ -45,9 +43,9 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
           {"swizzle_enum", spec.swizzleEnum},
           {"l2_enum", spec.l2Enum},
           {"oob_enum", spec.oobEnum},
-          {"address_alignment", wide ? 32 : 16},
-          {"stride_multiple", wide ? 32 : 16},
-          {"dim0_multiple", packed16 ? 128 : spec.dtype == "16u4_align8b" ? 2 : 1}};
+          {"address_alignment", spec.addressAlignment},
+          {"stride_multiple", spec.strideMultiple},
+          {"dim0_multiple", spec.dim0Multiple}};
 }
 
 // Whether two tensor-map entries would encode alike for the same tensor (names aside).

@@ -75,6 +75,10 @@ struct TensorMapSpec {
   std::string swizzleEnum, l2Enum, oobEnum, interleaveEnum;
   std::vector<int64_t> lower, upper; // im2col corners (rank - 2 entries)
   int64_t channels = 0, pixels = 0;  // im2col: channels per pixel, pixels per column
+  // The driver's rules on the tensor that follow from dtype and interleave (powers of two).
+  unsigned addressAlignment = 16; // bytes
+  unsigned strideMultiple = 16;   // bytes
+  unsigned dim0Multiple = 1;      // elements
 };
 
 struct Param {
@@ -121,7 +125,6 @@ struct Kernel {
   std::vector<Param> params;
   std::vector<std::string> translationUnits; // inputs whose parse defined this kernel
 
-  bool isTemplateInstance() const { return !templateArgs.empty(); }
   bool hasTensorMaps() const;
 };
 

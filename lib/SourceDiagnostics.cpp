@@ -63,6 +63,5 @@ void SourceDiagnostics::warning(const SourceLocation& at, llvm::StringRef messag
 void SourceDiagnostics::note(const SourceLocation& at, llvm::StringRef message) {
   Impl->report(clang::DiagnosticsEngine::Note, at, message);
 }
-unsigned SourceDiagnostics::errorCount() const { return Impl->Printer.getNumErrors(); }
 
 } // namespace tlc

@@ -20,7 +20,6 @@ public:
   void warning(const SourceLocation& at, llvm::StringRef message);
   void note(const SourceLocation& at, llvm::StringRef message);
 
-  unsigned errorCount() const;
 
 private:
   struct Engine;

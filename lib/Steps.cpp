@@ -56,10 +56,7 @@ llvm::Error StepRunner::run(const Step& step) const {
                           (verbose ? "" : "command: " + shellQuote(step.argv)));
   if (!result->output.empty()) {
     std::lock_guard<std::mutex> lock(outputMutex());
-    if (onOutput)
-      onOutput(result->output);
-    else
-      llvm::errs() << result->output;
+    llvm::errs() << result->output; // a step's warnings
   }
   return llvm::Error::success();
 }

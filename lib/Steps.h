@@ -36,8 +36,6 @@ struct StepRunner {
   Progress* progress = nullptr;
   // How the manifest records a command (build folders rewritten); -v prints the real one.
   std::function<std::string(const std::vector<std::string>&)> display;
-  // Called with the text a step printed when it succeeded (warnings); by default to stderr.
-  std::function<void(const std::string&)> onOutput;
 
   // Runs the step; ToolchainError with the tool's output if it fails.
   llvm::Error run(const Step& step) const;

@@ -196,6 +196,11 @@ private:
       Spec.interleave = Interleave->name;
       Spec.interleaveEnum = Interleave->enumName;
     }
+    // What these choices demand of the tensor at run time (the launcher checks it).
+    bool wide = packed16B() || Spec.interleave == "32B";
+    Spec.addressAlignment = wide ? 32 : 16;
+    Spec.strideMultiple = wide ? 32 : 16;
+    Spec.dim0Multiple = packed16B() ? 128 : Spec.dtype == "16u4_align8b" ? 2 : 1;
   }
 
   bool number(const std::string& key, const std::string& text, int64_t& out) {
@@ -251,7 +256,7 @@ private:
   int64_t innerBytes(int64_t elements) const {
     if (!Type)
       return 0;
-    if (llvm::StringRef(Type->name).ends_with("align16b"))
+    if (packed16B())
       return elements; // 16 packed values in 16 bytes
     return elements * Type->bits / 8;
   }

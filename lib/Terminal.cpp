@@ -10,7 +10,6 @@
 
 namespace tlc {
 
-bool stdoutIsTerminal() { return ::isatty(STDOUT_FILENO) == 1; }
 bool stderrIsTerminal() { return ::isatty(STDERR_FILENO) == 1; }
 
 bool stderrWantsColor() {

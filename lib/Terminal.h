@@ -14,8 +14,7 @@ bool stderrWantsColor();
 // Prints `tlc: error: message` (or warning/note) on stderr, colored when stderrWantsColor().
 void printToolMessage(MessageKind kind, llvm::StringRef message);
 
-// Whether stdout/stderr is an interactive terminal (progress lines, tables).
-bool stdoutIsTerminal();
+// Whether stderr is an interactive terminal (progress lines).
 bool stderrIsTerminal();
 
 } // namespace tlc

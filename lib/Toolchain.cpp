@@ -83,7 +83,6 @@ llvm::Expected<CudaToolkit> findCudaToolkit(const std::string& explicitPath) {
   if (!problem.empty())
     return toolchainError("CUDA toolkit not usable at '" + path + "' (chosen by " + source +
                           "): " + problem + "; install the CUDA toolkit or pass --cuda-path");
-  toolkit.source = source;
   return toolkit;
 }
 

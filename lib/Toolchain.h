@@ -14,7 +14,6 @@ struct CudaToolkit {
   std::string fatbinary;   // root/bin/fatbinary
   std::string includeDir;  // root/include (holds cuda.h)
   int cudaVersion = 0;     // CUDA_VERSION from cuda.h, e.g. 13000
-  std::string source;      // how it was chosen: "--cuda-path", "CUDA_PATH", ...
 
   std::string versionString() const; // "13.0"
 };

@@ -79,6 +79,16 @@ TEST_CASE("the depfile lists every input, header and template the build read", "
   CHECK_THAT(depfile, Contains("launcher.cpp.mustache"));
   CHECK_THAT(depfile, Contains("cuda_runtime.h"));                 // nvcc and Clang both read it
   CHECK_THAT(depfile, Contains("__clang_cuda_runtime_wrapper.h")); // only Clang reads it
+
+  // --emit-only: what Clang and tlc read, for the header it writes by default.
+  ToolRun emitted = build({inputs[0], inputs[1], "--name", "mf", "-o", dir + "/sources",
+                           "--emit-only", "--depfile", dir + "/sources.d"});
+  INFO(emitted.err);
+  REQUIRE(emitted.exitCode == 0);
+  std::string sources = text(dir + "/sources.d");
+  CHECK(llvm::StringRef(sources).starts_with(dir + "/sources/mf.h:"));
+  CHECK_THAT(sources, Contains(" " + dir + "/common.cuh"));
+  CHECK_THAT(sources, Contains("launcher.cpp.mustache"));
 }
 
 TEST_CASE("a rebuild with nothing changed rewrites no output", "[buildsystem]") {

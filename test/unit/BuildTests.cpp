@@ -192,6 +192,31 @@ TEST_CASE("every sample builds, and several inputs are device-linked", "[build]"
   nlohmann::json manifest = manifestOf(root + "/multi_file", "multi_file");
   CHECK_THAT(manifest["commands"].dump(), Contains("-dlink -cubin -Xnvlink -ignore-host-info"));
   checkImageMatchesManifest(root + "/multi_file/multi_file.cubin", manifest);
+
+  // The TMA samples need sm_90a; their host programs must compile against what tlc wrote
+  // (C11 for tma_copy: cuda.h aligns CUtensorMap only from C11 on).
+  struct TmaSample {
+    const char *name, *host, *compiler, *standard;
+  };
+  for (const TmaSample& tma : {TmaSample{"tma_copy", "main.c", "cc", "-std=c11"},
+                               TmaSample{"tma_im2col", "main.cpp", "c++", "-std=c++17"}}) {
+    INFO(tma.name);
+    std::string out = root + "/" + tma.name;
+    buildOk({sample(std::string(tma.name) + "/" + tma.name + ".cu"), "--arch", "sm_90a", "-o",
+             out});
+    checkImageMatchesManifest(out + "/" + tma.name + ".cubin", manifestOf(out, tma.name));
+    CommandResult host = run({tma.compiler, tma.standard, "-Wall", "-Wextra", "-Werror",
+                              "-fsyntax-only", "-I" + out, "-isystem", cudaInclude(),
+                              sample(std::string(tma.name) + "/" + tma.host)});
+    CHECK(host.exitCode == 0);
+    CHECK(host.output == "");
+  }
+
+  // A user's -dc selects relocatable code, which tlc compiles its own way, without the flag.
+  buildOk({sample("vadd/vadd.cu"), "-Xnvcc", "-dc", "-o", root + "/dc"});
+  std::string commands = manifestOf(root + "/dc", "vadd")["commands"].dump();
+  CHECK_THAT(commands, Contains("-cubin -rdc=true"));
+  CHECK_THAT(commands, !Contains(" -dc "));
 }
 
 TEST_CASE("two archs give a fatbin holding both", "[build]") {
@@ -253,6 +278,18 @@ TEST_CASE("an nvcc error exits 3, shows nvcc's message and leaves OUTDIR as it w
   CHECK(build.exitCode == 3);
   CHECK_THAT(build.err, Contains("tlc: error: nvcc bad_ptx.cu"));
   CHECK_THAT(build.err, Contains("ptxas"));
+  checkUntouched(out);
+
+  // --keep-temps keeps what a failed build left, which is when it is wanted most.
+  ToolRun kept = runTlc(
+      {"build", fixture("errors/bad_ptx.cu"), "--name", "vadd", "-o", out, "--keep-temps"});
+  CHECK(kept.exitCode == 3);
+  llvm::StringRef note = "tlc: note: kept temporary files in ";
+  size_t at = kept.err.find(note.str());
+  REQUIRE(at != std::string::npos);
+  std::string folder = llvm::StringRef(kept.err).substr(at + note.size()).split('\n').first.str();
+  CHECK(llvm::sys::fs::exists(folder + "/work/vadd_runtime.cpp")); // rendered before nvcc ran
+  llvm::sys::fs::remove_directories(folder);
   checkUntouched(out);
 }
 

@@ -87,10 +87,50 @@ TEST_CASE("valid im2col annotations parse corners, channels and pixels", "[tma]"
 }
 
 TEST_CASE("every CUDA 13 tensor-map data type has a short name", "[tma]") {
-  CHECK(tensorMapDataTypes() ==
-        std::vector<std::string>{"u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f64",
-                                 "bf16", "f32ftz", "tf32", "tf32ftz", "16u4_align8b",
-                                 "16u4_align16b", "16u6_align16b"});
+  // The driver's enum for each short name, in cuda.h's order.
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"u8", "UINT8"},          {"u16", "UINT16"},
+      {"u32", "UINT32"},        {"s32", "INT32"},
+      {"u64", "UINT64"},        {"s64", "INT64"},
+      {"f16", "FLOAT16"},       {"f32", "FLOAT32"},
+      {"f64", "FLOAT64"},       {"bf16", "BFLOAT16"},
+      {"f32ftz", "FLOAT32_FTZ"}, {"tf32", "TFLOAT32"},
+      {"tf32ftz", "TFLOAT32_FTZ"}, {"16u4_align8b", "16U4_ALIGN8B"},
+      {"16u4_align16b", "16U4_ALIGN16B"}, {"16u6_align16b", "16U6_ALIGN16B"}};
+  std::vector<std::string> names;
+  for (const auto& [name, enumName] : expected)
+    names.push_back(name);
+  CHECK(tensorMapDataTypes() == names);
+  for (const auto& [name, enumName] : expected) {
+    INFO(name);
+    // The packed types need a 128-element inner box; a box of 128 suits every type.
+    std::vector<std::string> problems;
+    TensorMapSpec spec = parse("tiled", "dtype=" + name + " box=128", problems);
+    CHECK(problems.empty());
+    CHECK(spec.dtypeEnum == "CU_TENSOR_MAP_DATA_TYPE_" + enumName);
+  }
+}
+
+TEST_CASE("the rules a tensor must meet at run time follow from dtype and interleave", "[tma]") {
+  struct Row {
+    const char* annotation;
+    unsigned addressAlignment, strideMultiple, dim0Multiple;
+  };
+  const Row rows[] = {
+      {"dtype=bf16 box=64x64", 16, 16, 1},
+      {"dtype=u8 box=16x4x2 interleave=32B swizzle=32B", 32, 32, 1},
+      {"dtype=16u4_align8b box=64x4", 16, 16, 2},
+      {"dtype=16u4_align16b box=128x4", 32, 32, 128},
+  };
+  for (const Row& row : rows) {
+    INFO(row.annotation);
+    std::vector<std::string> problems;
+    TensorMapSpec spec = parse("tiled", row.annotation, problems);
+    REQUIRE(problems.empty());
+    CHECK(spec.addressAlignment == row.addressAlignment);
+    CHECK(spec.strideMultiple == row.strideMultiple);
+    CHECK(spec.dim0Multiple == row.dim0Multiple);
+  }
 }
 
 TEST_CASE("invalid annotations give exact messages", "[tma]") {

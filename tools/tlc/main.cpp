@@ -203,9 +203,6 @@ int main(int argc, char** argv) {
   if (*cacheCommand)
     return finish(tlc::runCache(cache, llvm::outs()));
   if (*buildCommand) {
-    // Parse for the newest arch built: its kernels are the ones the launcher must reach.
-    if (!build.archs.empty())
-      build.sources.frontend.arch = build.archs.back();
     if (build.templateDir.empty())
       build.templateDir = layout.templatesDir();
     return finish(tlc::runBuild(build));
