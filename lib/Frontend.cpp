@@ -129,6 +129,8 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
   UnitOutcome outcome;
   outcome.facts.input = input;
   llvm::raw_string_ostream diagnosticsStream(outcome.diagnostics);
+  // The text is printed later, in input order; a string stream has colors off unless told.
+  diagnosticsStream.enable_colors(options.color);
   clang::DiagnosticOptions diagnosticOptions;
   diagnosticOptions.ShowColors = options.color;
   clang::TextDiagnosticPrinter printer(diagnosticsStream, diagnosticOptions);

@@ -147,10 +147,37 @@ TEST_CASE("usage errors exit 2, missing inputs 1, a missing toolkit 3", "[cli]")
   CHECK_THAT(fromEnvironment.err, Contains("(chosen by CUDA_PATH)"));
 }
 
-TEST_CASE("diagnostics are plain text when not on a terminal or with NO_COLOR", "[cli]") {
-  ToolRun run = runTlc({"check", fixture("errors/internal.cu")}, {"NO_COLOR=1"});
-  CHECK(run.exitCode == 1);
-  CHECK(run.err.find('\x1b') == std::string::npos);
+// What tlc prints on a terminal: run under a pseudo-terminal by script(1), stdout and stderr
+// both going to it.
+static std::string onTerminal(const std::vector<std::string>& args,
+                              const std::vector<std::string>& env) {
+  std::string command = TLC_BINARY;
+  for (const std::string& arg : args)
+    command += " '" + arg + "'";
+  tlc::RunOptions options;
+  options.environment = tlc::environmentWith(env);
+  auto result = tlc::runCommand({"script", "-qec", command, "/dev/null"}, options);
+  REQUIRE_EXPECTED(result);
+  return result->output;
+}
+
+TEST_CASE("diagnostics are colored on a terminal, plain otherwise or with NO_COLOR", "[cli]") {
+  // Both kinds: Clang's, from the parse (syntax.cu), and tlc's own, across files (conflict).
+  const std::vector<std::vector<std::string>> commands = {
+      {"check", fixture("errors/syntax.cu")},
+      {"check", fixture("errors/conflict_a.cu"), fixture("errors/conflict_b.cu")}};
+  for (const std::vector<std::string>& args : commands) {
+    INFO(args[1]);
+    ToolRun piped = runTlc(args);
+    CHECK(piped.exitCode == 1);
+    CHECK(piped.err.find('\x1b') == std::string::npos);
+    std::string colored = onTerminal(args, {"TERM=xterm", "NO_COLOR="});
+    CHECK_THAT(colored, Contains("error"));
+    CHECK(colored.find('\x1b') != std::string::npos);
+    std::string plain = onTerminal(args, {"TERM=xterm", "NO_COLOR=1"});
+    CHECK_THAT(plain, Contains("error"));
+    CHECK(plain.find('\x1b') == std::string::npos);
+  }
 }
 
 TEST_CASE("TMA annotations evaluate macros, constexpr names and template parameters", "[cli][tma]") {
