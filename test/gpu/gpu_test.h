@@ -1,8 +1,8 @@
 /* test/gpu: what every GPU test's host program shares. C99 and C++17.
  *
  * A test prints one "PASS: ..." or "FAIL: ..." line per check and exits non-zero if any check
- * failed. A failed CUDA or tlc call ends the program at once: what follows would only report
- * consequences of it. Include cuda_runtime.h before this header to get CHECK_RT as well. */
+ * failed; where it cannot run it prints "SKIP: ..." and exits 77. A failed CUDA or tlc call
+ * ends the program at once: what follows would only report consequences of it. Include cuda_runtime.h before this header to get CHECK_RT as well. */
 #ifndef TLC_GPU_TEST_H
 #define TLC_GPU_TEST_H
 

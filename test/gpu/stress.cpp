@@ -132,11 +132,11 @@ int main() {
       launches += lane.launches;
     }
   }
-  gpu_expect(launches == 1ull * kThreads * kLaunchesPerThread, "%llu launches made", launches);
+  // Every launch adds each element's index to it, so exact counters prove each launch ran once.
   gpu_expect(wrong == 0,
              "%d threads x %d streams x %d counters exact after all launches (%d wrong)", kThreads,
              kStreamsPerThread, kElements, wrong);
-  std::printf("info: %.0f launches/s over %d threads (host time to enqueue)\n",
+  std::printf("info: %llu launches, %.0f/s over %d threads (host time to enqueue)\n", launches,
               launches / launchSeconds, kThreads);
 
   for (Worker& worker : workers) {

@@ -134,10 +134,14 @@ TEST_CASE("the cache restores unchanged builds and rebuilds after a header edit"
   CHECK_THAT(edited.err, !Contains("cached"));
   CHECK(cacheStats(cache)["entries"] == 2);
 
+  // The cache holds this build; TLC_DISABLE_CACHE=1 and --no-cache must each build anyway.
   REQUIRE(build(args, env).err.find("cached") != std::string::npos);
-  REQUIRE(build(args, {"TLC_CACHE_DIR=" + cache, "TLC_DISABLE_CACHE=1"}).exitCode == 0);
+  ToolRun byEnvironment = build(args, {"TLC_CACHE_DIR=" + cache, "TLC_DISABLE_CACHE=1"});
+  REQUIRE(byEnvironment.exitCode == 0);
+  CHECK_THAT(byEnvironment.err, !Contains("cached"));
   ToolRun disabled = build({inputs[0], inputs[1], "--name", "mf", "-o", dir + "/out", "--no-cache"},
                            env);
+  REQUIRE(disabled.exitCode == 0);
   CHECK_THAT(disabled.err, !Contains("cached"));
 }
 
@@ -298,10 +302,8 @@ TEST_CASE("compile_commands.json gives each input the build system's flags", "[b
 
 TEST_CASE("under --launcher ccache an unchanged rebuild reuses nvcc's results", "[buildsystem]") {
   auto ccache = findProgram("ccache");
-  if (!ccache) {
-    WARN("ccache is not installed: " << summarize(ccache.takeError()).message);
-    return;
-  }
+  if (!ccache) // scripts/bootstrap installs it: its absence is a broken set-up, not a skip
+    FAIL("ccache is not installed: " << summarize(ccache.takeError()).message);
   std::string dir = scratchDir("ccache");
   std::vector<std::string> env = {"CCACHE_DIR=" + dir + "/ccache"};
   for (const char* out : {"/a", "/b"}) {

@@ -50,6 +50,14 @@ nlohmann::json manifestOf(const std::string& dir, const std::string& name) {
   return nlohmann::json::parse(readText(dir + "/" + name + ".json"));
 }
 
+// The staging folder a --keep-temps build named in its note.
+std::string keptFolder(const ToolRun& build) {
+  const std::string note = "tlc: note: kept temporary files in ";
+  size_t at = build.err.find(note);
+  REQUIRE(at != std::string::npos);
+  return llvm::StringRef(build.err).substr(at + note.size()).split('\n').first.str();
+}
+
 CommandResult run(const std::vector<std::string>& argv) {
   auto result = runCommand(argv);
   REQUIRE_EXPECTED(result);
@@ -230,7 +238,16 @@ TEST_CASE("two archs give a fatbin holding both", "[build]") {
   CHECK(manifest["outputs"]["image"]["format"] == "fatbin");
   CHECK_THAT(manifest["commands"].dump(), Contains("--image3=kind=elf,sm=80"));
   CHECK_THAT(manifest["commands"].dump(), Contains("--image3=kind=elf,sm=90a"));
-  CHECK_THAT(build.err, Contains("kept temporary files in "));
+  // fatbinary stores each arch's cubin whole (uncompressed): both must be inside.
+  std::string kept = keptFolder(build);
+  std::string fatbin = readText(out + "/vadd.fatbin");
+  for (const char* arch : {"sm_80", "sm_90a"}) {
+    INFO(arch);
+    std::string cubin = readText(kept + "/work/vadd." + arch + ".cubin");
+    CHECK(!cubin.empty());
+    CHECK(fatbin.find(cubin) != std::string::npos);
+  }
+  llvm::sys::fs::remove_directories(kept);
 }
 
 TEST_CASE("entries keep only the named kernels, an external image stays out of the library",
@@ -247,6 +264,8 @@ TEST_CASE("entries keep only the named kernels, an external image stays out of t
 
   buildOk({sample("vadd/vadd.cu"), "--external-image", "-o", root + "/external"});
   CHECK(listFolder(root + "/external").count("vadd.cubin"));
+  // nm sees the (hidden) image symbol where it is embedded, and not where it is external.
+  CHECK_THAT(run({"nm", root + "/entry/libt.so"}).output, Contains("tlc_image_t"));
   CommandResult symbols = run({"nm", root + "/external/libvadd.so"});
   CHECK_THAT(symbols.output, !Contains("tlc_image_vadd"));
   CHECK(manifestOf(root + "/external", "vadd")["outputs"]["image"]["embedded"] == false);
@@ -284,10 +303,7 @@ TEST_CASE("an nvcc error exits 3, shows nvcc's message and leaves OUTDIR as it w
   ToolRun kept = runTlc(
       {"build", fixture("errors/bad_ptx.cu"), "--name", "vadd", "-o", out, "--keep-temps"});
   CHECK(kept.exitCode == 3);
-  llvm::StringRef note = "tlc: note: kept temporary files in ";
-  size_t at = kept.err.find(note.str());
-  REQUIRE(at != std::string::npos);
-  std::string folder = llvm::StringRef(kept.err).substr(at + note.size()).split('\n').first.str();
+  std::string folder = keptFolder(kept);
   CHECK(llvm::sys::fs::exists(folder + "/work/vadd_runtime.cpp")); // rendered before nvcc ran
   llvm::sys::fs::remove_directories(folder);
   checkUntouched(out);

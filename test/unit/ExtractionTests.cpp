@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 using namespace tlc;
 using namespace tlc::test;
 
@@ -232,11 +234,34 @@ TEST_CASE("kernels from a header included by two files are one definition", "[ex
   CHECK(analysis.filesRead.size() > 3);
 }
 
+// The keys of a JSON object, sorted.
+static std::set<std::string> keysOf(const nlohmann::json& object) {
+  std::set<std::string> keys;
+  for (const auto& item : object.items())
+    keys.insert(item.key());
+  return keys;
+}
+
 TEST_CASE("the JSON model carries versions, schema and every kernel field", "[extraction]") {
   Analysis analysis = analyzeOk({fixture("module/a.cu"), fixture("module/b.cu")});
   nlohmann::json document =
       moduleDocument(analysis.module, {"1.2.3", "22.1.8", "13.0.88"}, "sm_90a");
-  CHECK(document["schema_version"] == kSchemaVersion);
+  // docs/model-schema.md, version 1: a field removed or renamed must bump the version there.
+  CHECK(document["schema"] == "tlc.module");
+  CHECK(document["schema_version"] == 1);
+  CHECK(keysOf(document) ==
+        std::set<std::string>{"schema", "schema_version", "tlc_version", "clang_version",
+                              "cuda_version", "arch", "inputs", "kernels", "records",
+                              "other_entries"});
+  for (const nlohmann::json& each : document["kernels"])
+    CHECK(keysOf(each) == std::set<std::string>{"name", "display_name", "symbol", "launcher",
+                                                "extern_c", "linkage", "location",
+                                                "instantiated_at", "template_args",
+                                                "launch_bounds", "cluster_dims", "explicit_name",
+                                                "translation_units", "params"});
+  CHECK(keysOf(document["kernels"][1]["params"][0]) ==
+        std::set<std::string>{"index", "name", "type", "canonical_type", "size", "align", "kind",
+                              "pointer", "c_type", "location"});
   CHECK(document["tlc_version"] == "1.2.3");
   CHECK(document["cuda_version"] == "13.0.88");
   CHECK(document["arch"] == "sm_90a");
