@@ -97,30 +97,28 @@ const EntryPoint* findEntryPoint(const char* name) {
   return nullptr;
 }
 
-} // namespace
-
-CUresult CUDAAPI getErrorName(CUresult error, const char** name) {
-  Call call("cuGetErrorName");
+// cuGetErrorName and cuGetErrorString: one field of the error's entry.
+CUresult describeError(const char* function, const char* ErrorText::*field, CUresult error,
+                       const char** out) {
+  Call call(function);
   call.record().value = error;
   if (CUresult early = call.start(false))
     return call.finish(early);
-  if (!name)
+  if (!out)
     return call.finish(CUDA_ERROR_INVALID_VALUE);
   const ErrorText* found = findError(error);
-  *name = found ? found->name : nullptr;
+  *out = found ? found->*field : nullptr;
   return call.finish(found ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 
+} // namespace
+
+CUresult CUDAAPI getErrorName(CUresult error, const char** name) {
+  return describeError("cuGetErrorName", &ErrorText::name, error, name);
+}
+
 CUresult CUDAAPI getErrorString(CUresult error, const char** text) {
-  Call call("cuGetErrorString");
-  call.record().value = error;
-  if (CUresult early = call.start(false))
-    return call.finish(early);
-  if (!text)
-    return call.finish(CUDA_ERROR_INVALID_VALUE);
-  const ErrorText* found = findError(error);
-  *text = found ? found->text : nullptr;
-  return call.finish(found ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
+  return describeError("cuGetErrorString", &ErrorText::text, error, text);
 }
 
 } // namespace fake_cuda

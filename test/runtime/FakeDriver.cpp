@@ -25,6 +25,13 @@ std::vector<fake_cuda_call> loggedCalls(const std::string& function) {
   return calls;
 }
 
+fake_cuda_call onlyCall(const std::string& function) {
+  std::vector<fake_cuda_call> calls = loggedCalls(function);
+  INFO(function);
+  REQUIRE(calls.size() == 1);
+  return calls[0];
+}
+
 std::vector<fake_cuda_call> loggedCalls(const std::string& function, const std::string& symbol) {
   std::vector<fake_cuda_call> calls;
   for (const fake_cuda_call& call : loggedCalls(function))

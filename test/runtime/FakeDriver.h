@@ -17,6 +17,8 @@ std::vector<fake_cuda_call> loggedCalls();
 std::vector<fake_cuda_call> loggedCalls(const std::string& function);
 // The calls of `function` whose symbol is `symbol`.
 std::vector<fake_cuda_call> loggedCalls(const std::string& function, const std::string& symbol);
+// The one call of `function` in the log; fails the test unless there is exactly one.
+fake_cuda_call onlyCall(const std::string& function);
 // The log's function names, in order.
 std::vector<std::string> loggedFunctions();
 int countCalls(const char* function);

@@ -30,11 +30,9 @@ std::set<std::string> symbolsLookedUp() {
   return symbols;
 }
 
+// basic.cu's kernels as nvcc names them.
 std::set<std::string> basicSymbols() {
-  std::set<std::string> symbols;
-  for (int kernel = 0; kernel < basic_kernel_count(); ++kernel)
-    symbols.insert(basic_kernel_name(kernel));
-  return symbols;
+  return {"_Z4vaddPKfS0_Pfi", "_Z5scalePffi", "_Z5stagePKfPfi", "_Z9clusteredPf"};
 }
 
 } // namespace

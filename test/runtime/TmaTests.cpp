@@ -28,12 +28,6 @@ tlc_tensor matrix(std::uintptr_t address) {
   return tensor;
 }
 
-fake_cuda_call onlyLaunch() {
-  auto launches = loggedCalls("cuLaunchKernel");
-  REQUIRE(launches.size() == 1);
-  return launches[0];
-}
-
 } // namespace
 
 TEST_CASE("a tiled tensor map is encoded from the tensor and the parameter's annotation") {
@@ -60,7 +54,7 @@ TEST_CASE("a tiled tensor map is encoded from the tensor and the parameter's ann
   CHECK(map.l2_promotion == CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   CHECK(map.oob_fill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
 
-  fake_cuda_call launch = onlyLaunch();
+  fake_cuda_call launch = onlyCall("cuLaunchKernel");
   REQUIRE(launch.param_count == 3);
   CHECK(launch.params[0] == launch.params[2]);
   CHECK(launch.param_tensor_map[0] == encodes[0].index);
@@ -77,7 +71,7 @@ TEST_CASE("different tensors or annotations get tensor maps of their own") {
   REQUIRE(encodes.size() == 2);
   CHECK(encodes[0].tensor_map.address == first.data);
   CHECK(encodes[1].tensor_map.address == second.data);
-  fake_cuda_call launch = onlyLaunch();
+  fake_cuda_call launch = onlyCall("cuLaunchKernel");
   CHECK(launch.param_tensor_map[0] == encodes[0].index);
   CHECK(launch.param_tensor_map[2] == encodes[1].index);
 
@@ -87,7 +81,7 @@ TEST_CASE("different tensors or annotations get tensor maps of their own") {
   REQUIRE(encodes.size() == 2); // one tensor, two boxes
   CHECK(encodes[0].tensor_map.box[0] == 32);
   CHECK(encodes[1].tensor_map.box[0] == 8);
-  launch = onlyLaunch();
+  launch = onlyCall("cuLaunchKernel");
   CHECK(launch.param_tensor_map[0] == encodes[0].index);
   CHECK(launch.param_tensor_map[1] == encodes[1].index);
 }
@@ -118,7 +112,7 @@ TEST_CASE("an im2col tensor map gets the annotation's corners, channels and pixe
   CHECK(map.upper_corner[1] == 1);
   CHECK(map.channels_per_pixel == 64);
   CHECK(map.pixels_per_column == 128);
-  CHECK(onlyLaunch().param_tensor_map[0] == encodes[0].index);
+  CHECK(onlyCall("cuLaunchKernel").param_tensor_map[0] == encodes[0].index);
 }
 
 TEST_CASE("a tensor against the driver's rules fails with TLC_ERROR_INVALID_VALUE naming it") {
@@ -154,7 +148,7 @@ TEST_CASE("the _encoded entry point passes the caller's own descriptors") {
   CUtensorMap first = {}, second = {};
   tma_config config = makeConfig<tma_config>(2, 128);
   REQUIRE(tma_same_spec_encoded(&config, &first, 3, &second) == TLC_SUCCESS);
-  fake_cuda_call launch = onlyLaunch();
+  fake_cuda_call launch = onlyCall("cuLaunchKernel");
   CHECK(launch.params[0] == &first);
   CHECK(launch.params[2] == &second);
   CHECK(launch.param_values[1] == 3);

@@ -22,16 +22,6 @@ using Catch::Contains;
 
 namespace {
 
-std::string sample(const std::string& relative) {
-  return std::string(TLC_SOURCE_DIR) + "/samples/" + relative;
-}
-
-std::string text(const std::string& path) {
-  auto contents = readFile(path);
-  REQUIRE_EXPECTED(contents);
-  return *contents;
-}
-
 // A copy of samples/multi_file in `dir`, so a test can edit its header.
 std::vector<std::string> copyMultiFile(const std::string& dir) {
   for (const char* file : {"filter.cu", "activate.cu", "common.cuh"})
@@ -72,7 +62,7 @@ TEST_CASE("the depfile lists every input, header and template the build read", "
                        dir + "/mf.d", "--depfile-target", dir + "/mf.stamp", "--no-cache"});
   INFO(run.err);
   REQUIRE(run.exitCode == 0);
-  std::string depfile = text(dir + "/mf.d");
+  std::string depfile = readText(dir + "/mf.d");
   CHECK(llvm::StringRef(depfile).starts_with(dir + "/mf.stamp:"));
   for (const std::string& file : {dir + "/filter.cu", dir + "/activate.cu", dir + "/common.cuh"})
     CHECK_THAT(depfile, Contains(" " + file));
@@ -85,7 +75,7 @@ TEST_CASE("the depfile lists every input, header and template the build read", "
                            "--emit-only", "--depfile", dir + "/sources.d"});
   INFO(emitted.err);
   REQUIRE(emitted.exitCode == 0);
-  std::string sources = text(dir + "/sources.d");
+  std::string sources = readText(dir + "/sources.d");
   CHECK(llvm::StringRef(sources).starts_with(dir + "/sources/mf.h:"));
   CHECK_THAT(sources, Contains(" " + dir + "/common.cuh"));
   CHECK_THAT(sources, Contains("launcher.cpp.mustache"));
@@ -116,14 +106,14 @@ TEST_CASE("the cache restores unchanged builds and rebuilds after a header edit"
   ToolRun cold = build(args, env);
   INFO(cold.err);
   REQUIRE(cold.exitCode == 0);
-  std::string coldCubin = text(dir + "/out/mf.cubin");
+  std::string coldCubin = readText(dir + "/out/mf.cubin");
   CHECK(cacheStats(cache)["misses"] == 1);
 
   llvm::sys::fs::remove_directories(dir + "/out");
   ToolRun hit = build(args, env);
   REQUIRE(hit.exitCode == 0);
   CHECK_THAT(hit.err, Contains("cached mf"));
-  CHECK(text(dir + "/out/mf.cubin") == coldCubin);
+  CHECK(readText(dir + "/out/mf.cubin") == coldCubin);
   CHECK(runTlc({"verify", dir + "/out"}).exitCode == 0);
   CHECK(cacheStats(cache)["hits"] == 1);
 
@@ -151,7 +141,7 @@ TEST_CASE("a corrupt cache entry is rebuilt, never used", "[cache]") {
   std::vector<std::string> env = {"TLC_CACHE_DIR=" + cache};
   std::vector<std::string> args = {sample("vadd/vadd.cu"), "-o", dir + "/out"};
   REQUIRE(build(args, env).exitCode == 0);
-  std::string good = text(dir + "/out/libvadd.so");
+  std::string good = readText(dir + "/out/libvadd.so");
 
   // Damage the cached library in place.
   std::string entry;
@@ -167,10 +157,10 @@ TEST_CASE("a corrupt cache entry is rebuilt, never used", "[cache]") {
   ToolRun rebuilt = build(args, env);
   REQUIRE(rebuilt.exitCode == 0);
   CHECK_THAT(rebuilt.err, !Contains("cached"));
-  CHECK(text(dir + "/out/libvadd.so") == good);
+  CHECK(readText(dir + "/out/libvadd.so") == good);
   CHECK(runTlc({"verify", dir + "/out"}).exitCode == 0);
   // The damaged entry was thrown away and the rebuild stored a good one in its place.
-  CHECK(text(entry) == good);
+  CHECK(readText(entry) == good);
 }
 
 TEST_CASE("eight builders at once share one cache safely", "[cache]") {
@@ -233,9 +223,9 @@ TEST_CASE("two builds in different folders give byte-identical outputs", "[build
               .exitCode == 0);
   for (const char* file : {"mf.fatbin", "libmf.so", "mf.h", "mf.json"}) {
     INFO(file);
-    CHECK(text(first + "/out/" + file) == text(second + "/elsewhere/out/" + file));
+    CHECK(readText(first + "/out/" + file) == readText(second + "/elsewhere/out/" + file));
   }
-  CHECK_THAT(text(first + "/out/mf.json"), !Contains(first));
+  CHECK_THAT(readText(first + "/out/mf.json"), !Contains(first));
 }
 
 TEST_CASE("tlc verify checks every output against the manifest", "[buildsystem]") {
@@ -287,7 +277,7 @@ TEST_CASE("compile_commands.json gives each input the build system's flags", "[b
   ToolRun with = build({input, "-p", dir + "/build", "-o", dir + "/out", "-q"});
   INFO(with.err);
   REQUIRE(with.exitCode == 0);
-  nlohmann::json manifest = nlohmann::json::parse(text(dir + "/out/kernels.json"));
+  nlohmann::json manifest = nlohmann::json::parse(readText(dir + "/out/kernels.json"));
   CHECK(manifest["archs"] == nlohmann::json::array({"sm_90a"})); // from --generate-code
   CHECK_THAT(manifest["commands"][0].get<std::string>(), Contains("-DTILE=32"));
   CHECK_THAT(manifest["commands"][0].get<std::string>(), Contains("--expt-relaxed-constexpr"));
@@ -322,5 +312,5 @@ TEST_CASE("under --launcher ccache an unchanged rebuild reuses nvcc's results", 
   // Two inputs compiled twice: the second time both come from ccache.
   CHECK_THAT(stats->output, Contains("direct_cache_hit\t2") ||
                                 Contains("preprocessed_cache_hit\t2"));
-  CHECK(text(dir + "/a/mf.cubin") == text(dir + "/b/mf.cubin"));
+  CHECK(readText(dir + "/a/mf.cubin") == readText(dir + "/b/mf.cubin"));
 }

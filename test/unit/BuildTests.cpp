@@ -22,10 +22,6 @@ using Catch::Contains;
 
 namespace {
 
-std::string sample(const std::string& relative) {
-  return std::string(TLC_SOURCE_DIR) + "/samples/" + relative;
-}
-
 std::string cudaInclude() {
   auto toolkit = findCudaToolkit("");
   REQUIRE_EXPECTED(toolkit);
@@ -40,11 +36,6 @@ std::set<std::string> listFolder(const std::string& dir) {
   return names;
 }
 
-std::string readText(const std::string& path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  REQUIRE(buffer);
-  return (*buffer)->getBuffer().str();
-}
 
 nlohmann::json manifestOf(const std::string& dir, const std::string& name) {
   return nlohmann::json::parse(readText(dir + "/" + name + ".json"));

@@ -1,6 +1,7 @@
 #include "TestSupport.h"
 
 #include "Error.h"
+#include "Files.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -10,6 +11,16 @@ namespace tlc::test {
 
 std::string fixture(const std::string& relative) {
   return std::string(TLC_FIXTURES_DIR) + "/" + relative;
+}
+
+std::string sample(const std::string& relative) {
+  return std::string(TLC_SOURCE_DIR) + "/samples/" + relative;
+}
+
+std::string readText(const std::string& path) {
+  auto contents = readFile(path);
+  REQUIRE_EXPECTED(contents);
+  return *contents;
 }
 
 std::string scratchDir(const std::string& name) {

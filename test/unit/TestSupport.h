@@ -19,6 +19,9 @@
 namespace tlc::test {
 
 std::string fixture(const std::string& relative);
+std::string sample(const std::string& relative); // a file under samples/
+// A file's whole contents; fails the test if it cannot be read.
+std::string readText(const std::string& path);
 std::string scratchDir(const std::string& name); // fresh, empty folder for one test
 
 struct ToolRun {

@@ -1,5 +1,5 @@
 // The consumer's C++ program: the same checks as main.c, from C++, finding the kernel by name and
-// launching it through the generic entry point as well as its own launcher.
+// launching it through the generic entry point (main.c uses the kernel's own launcher).
 #include "consumer_kernels.h"
 #include "consumer_params.h"
 #include "driver.h"
