@@ -2,7 +2,8 @@
 // compile the library, write the manifest, and publish everything at once.
 //
 //   cache lookup ──hit──> restore ─────────────────────────────────────────────────> publish
-//   parse + check ──> render ──> compile launcher.o ─┐
+//   render + compile runtime.o (needs no parse) ─────┐
+//   parse + check ──> render ──> compile launcher.o ─┤
 //   nvcc (inputs x archs) ──> device link ──> verify ┴─> embed image ─> link .so ─> manifest
 //                                                                  ─> cache store ─> publish
 #include "Analysis.h"

@@ -57,7 +57,7 @@ void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
   command.add_option("-D", options.frontend.defines, "Define a macro: NAME or NAME=VALUE")
       ->allow_extra_args(false);
   command
-      .add_option("--std", options.frontend.standard, "C++ dialect (c++17, c++20)")
+      .add_option("--std", options.frontend.standard, "C++ dialect (c++11, c++14, c++17, c++20)")
       ->check(CLI::IsMember({"c++11", "c++14", "c++17", "c++20"}))
       ->capture_default_str();
   command.add_option("--cuda-path", options.cudaPath,
@@ -104,7 +104,8 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
   command.add_flag("--external-image", options.externalImage,
                    "Load NAME.cubin/.fatbin from beside libNAME.so instead of embedding it");
   command.add_flag("--emit-only", options.emitOnly,
-                   "Write the generated sources (NAME.h, NAME_launcher.cpp) without compiling");
+                   "Write the generated sources (NAME.h, NAME_launcher.cpp, NAME_runtime.h, "
+                   "NAME_runtime.cpp, NAME_image.S) without compiling");
   command.add_flag("--keep-temps", options.keepTemps, "Keep the staging folder and say where");
   command.add_option("--template-dir", options.templateDir,
                      "Launcher templates to use instead of the installed ones");
