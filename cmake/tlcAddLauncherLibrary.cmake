@@ -15,13 +15,12 @@ endif()
 # the depfile for Ninja so that its paths (tlc writes absolute ones) are spelt as in build.ninja.
 cmake_policy(SET CMP0116 NEW)
 
-# NAME.h includes cuda.h, so every launcher library carries CUDA's include folder. The caller
-# found CUDAToolkit before including this file; the function may run in a scope that cannot see
-# those variables (a parent project of add_subdirectory(tlc)), so keep them in a global property.
-if(NOT CUDAToolkit_INCLUDE_DIRS)
-  message(FATAL_ERROR "tlcAddLauncherLibrary.cmake: find_package(CUDAToolkit) must come first")
-endif()
-set_property(GLOBAL PROPERTY TLC_CUDA_INCLUDE_DIRS "${CUDAToolkit_INCLUDE_DIRS}")
+# NAME.h includes cuda.h, so every launcher library carries CUDA's include folder, and tlc gets
+# the same toolkit (--cuda-path). The function may run in a scope that cannot see these variables
+# (a parent project of add_subdirectory(tlc)), so keep them in global properties.
+include(${CMAKE_CURRENT_LIST_DIR}/tlcCudaToolkit.cmake)
+set_property(GLOBAL PROPERTY TLC_CUDA_ROOT "${TLC_CUDA_ROOT}")
+set_property(GLOBAL PROPERTY TLC_CUDA_INCLUDE_DIRS "${TLC_CUDA_INCLUDE_DIR}")
 
 # Reports one mistake in a call of tlc_add_launcher_library and marks the call failed. SEND_ERROR
 # goes on configuring, so the user sees every mistake at once, and nothing is generated.
@@ -174,7 +173,8 @@ function(tlc_add_launcher_library name)
   endif()
   set(library "${outDir}/lib${name}.so")
 
-  set(args ${sources})
+  get_property(cudaRoot GLOBAL PROPERTY TLC_CUDA_ROOT)
+  set(args ${sources} --cuda-path "${cudaRoot}")
   foreach(arch IN LISTS ARG_ARCHS)
     list(APPEND args --arch "${arch}")
   endforeach()
