@@ -3,7 +3,7 @@
 // byte-identical outputs from different folders, tlc verify, progress lines, ccache.
 #include "TestSupport.h"
 
-#include "Files.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"

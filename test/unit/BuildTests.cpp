@@ -2,8 +2,8 @@
 // every failure path leaving the output folder as it was.
 #include "TestSupport.h"
 
-#include "DeviceImage.h"
-#include "Toolchain.h"
+#include "build/DeviceImage.h"
+#include "build/Toolchain.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"

@@ -2,7 +2,7 @@
 // parameters, attributes. One parse per TEST_CASE; each shape is a row or a SECTION.
 #include "TestSupport.h"
 
-#include "ModelJson.h"
+#include "model/ModelJson.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 // and check that the cubin's entry symbols are exactly the extracted ones.
 #include "TestSupport.h"
 
-#include "DeviceImage.h"
-#include "Error.h"
+#include "build/DeviceImage.h"
+#include "support/Error.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Launcher names and C identifiers, on synthetic kernels (no parsing needed).
-#include "LauncherNames.h"
-#include "Identifiers.h"
-#include "SourceDiagnostics.h"
+#include "model/LauncherNames.h"
+#include "support/Identifiers.h"
+#include "checks/SourceDiagnostics.h"
 
 #include <catch2/catch.hpp>
 

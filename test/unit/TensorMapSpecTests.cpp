@@ -1,6 +1,6 @@
 // The TLC_TMA / TLC_TMA_IM2COL grammar and its tlc-time checks: a table of valid annotations
 // with what they parse to, and a table of invalid ones with the exact message.
-#include "TensorMapSpecs.h"
+#include "frontend/TensorMapSpecs.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 #include "TestSupport.h"
 
-#include "Error.h"
-#include "Files.h"
+#include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/Support/FileSystem.h"
 

@@ -2,9 +2,9 @@
 // through the library.
 #pragma once
 
-#include "Analysis.h"
-#include "Error.h"
-#include "Process.h"
+#include "checks/Analysis.h"
+#include "support/Error.h"
+#include "support/Process.h"
 
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
 // tlc's command line: parses arguments into the library's option structs and calls the command.
 // Everything else lives in lib/.
-#include "Commands.h"
-#include "Error.h"
-#include "InstallLayout.h"
-#include "Terminal.h"
+#include "commands/Commands.h"
+#include "support/Error.h"
+#include "support/InstallLayout.h"
+#include "support/Terminal.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,0 +1,31 @@
+// How build outputs name files: inputs relative to their common folder, temporaries as
+// "<work>/...". Nothing a build writes then depends on where the checkout or build folder is,
+// which keeps manifests and generated files byte-identical across folders.
+#pragma once
+
+#include "model/Model.h"
+
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+class DisplayPaths {
+public:
+  DisplayPaths(const std::vector<std::string>& inputs, std::string workDir);
+
+  // Rewrites absolute paths inside `text` (an argument such as -I/abs/dir counts).
+  std::string operator()(const std::string& text) const;
+  // An input as outputs name it: relative to the inputs' common folder.
+  std::string input(const std::string& path) const;
+  std::string commandLine(const std::vector<std::string>& argv) const;
+  // Every source location and input name in `module`, as outputs name them.
+  void relativize(Module& module) const;
+
+private:
+  std::vector<std::string> Inputs; // as typed
+  std::string Root; // absolute common folder of the inputs, with a trailing '/'
+  std::string Work; // absolute staging folder, with a trailing '/'
+};
+
+} // namespace tlc

@@ -1,0 +1,50 @@
+// `tlc cache stats|clear|prune`.
+#include "cache/Cache.h"
+#include "commands/Commands.h"
+#include "support/Error.h"
+
+#include "llvm/Support/Format.h"
+
+namespace tlc {
+
+static std::string humanBytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
+  return text;
+}
+
+llvm::Error runCache(const CacheOptions& options, llvm::raw_ostream& out) {
+  BuildCache cache(defaultCacheDir());
+  if (options.action == "stats") {
+    auto stats = cache.stats();
+    if (!stats)
+      return stats.takeError();
+    out << "cache:   " << cache.dir() << (cacheEnabledByEnvironment() ? "" : " (disabled)")
+        << "\nentries: " << stats->entries << "\nsize:    " << humanBytes(stats->bytes)
+        << "\nhits:    " << stats->hits << "\nmisses:  " << stats->misses << "\n";
+    return llvm::Error::success();
+  }
+  if (options.action == "clear") {
+    if (llvm::Error error = cache.clear())
+      return error;
+    out << "cleared " << cache.dir() << "\n";
+    return llvm::Error::success();
+  }
+  auto limit = parseSize(options.maxSize);
+  if (!limit)
+    return limit.takeError();
+  auto removed = cache.prune(*limit);
+  if (!removed)
+    return removed.takeError();
+  out << "removed " << humanBytes(*removed) << " from " << cache.dir() << "\n";
+  return llvm::Error::success();
+}
+
+} // namespace tlc

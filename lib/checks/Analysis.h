@@ -1,0 +1,27 @@
+// The front half of every command: parse all inputs, extract, merge and check. `inspect` and
+// `check` stop here; `build` renders and compiles what this returns.
+#pragma once
+
+#include "frontend/Frontend.h"
+#include "model/Model.h"
+#include "build/Toolchain.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+struct Analysis {
+  Module module;
+  std::vector<std::string> filesRead; // inputs and every header Clang opened, sorted, unique
+};
+
+// Diagnostics (Clang's and tlc's) go to stderr, colored as options.color says. On any error in
+// any input, all of them are printed and a reported InputError is returned.
+llvm::Expected<Analysis> analyze(const std::vector<std::string>& inputs,
+                                 const FrontendOptions& options, const CudaToolkit& toolkit,
+                                 JobSlots* slots = nullptr);
+
+} // namespace tlc

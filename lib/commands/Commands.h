@@ -1,0 +1,78 @@
+// tlc's commands as library functions. tools/tlc/main.cpp only turns the command line into these
+// option structs; tests call the same functions.
+#pragma once
+
+#include "frontend/Frontend.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "frontend/CompileCommands.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+// Options every command that reads sources takes.
+struct SourceOptions {
+  std::vector<std::string> inputs;
+  FrontendOptions frontend;
+  std::string cudaPath; // --cuda-path; else CUDA_PATH, CUDA_HOME, /usr/local/cuda
+  std::string compileCommands; // -p BUILD_DIR or --compile-commands FILE: compile_commands.json
+  bool verbose = false;
+};
+
+// Reads the compilation database, if any, into the frontend's per-input flags; returns the nvcc
+// flags and archs it gives each input.
+llvm::Expected<std::map<std::string, InputFlags>> applyCompileCommands(SourceOptions& options);
+
+struct InspectOptions {
+  SourceOptions sources;
+  bool json = false;
+};
+
+// `tlc inspect`: a table of every kernel (or the JSON model with --json) on `out`.
+llvm::Error runInspect(const InspectOptions& options, llvm::raw_ostream& out);
+
+// `tlc check`: module-wide symbol and launcher-name checks; a one-line summary on `out`.
+llvm::Error runCheck(const SourceOptions& options, llvm::raw_ostream& out);
+
+struct BuildOptions {
+  SourceOptions sources;
+  std::string outputDir;              // -o
+  std::string name;                   // --name; default: the first input's stem
+  std::vector<std::string> archs;     // --arch, repeatable; none: nvcc's default
+  std::vector<std::string> nvccFlags; // -Xnvcc, repeatable
+  std::vector<std::string> entries;   // --entry, repeatable
+  bool externalImage = false;         // --external-image
+  bool emitOnly = false;              // --emit-only
+  bool keepTemps = false;             // --keep-temps
+  std::string templateDir;            // --template-dir; default: <prefix>/share/tlc/templates
+  bool quiet = false;                 // -q: no progress lines
+  std::string depfile;                // --depfile: Make-style list of every file read
+  std::string depfileTarget;          // --depfile-target; default: OUTDIR/NAME.json
+  std::vector<std::string> launcher;  // --launcher: run nvcc under this (ccache, sccache)
+  bool noCache = false;               // --no-cache (or TLC_DISABLE_CACHE=1)
+};
+
+// `tlc build`: a device image, lib<name>.so, <name>.h and <name>.json in the output folder,
+// published only when every step succeeded.
+llvm::Error runBuild(const BuildOptions& options);
+
+// `tlc verify OUTDIR`: each output's SHA-256 against the manifest; InputError on a mismatch.
+llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out);
+
+struct CacheOptions {
+  std::string action; // stats, clear, prune
+  std::string maxSize;
+};
+
+// `tlc cache stats|clear|prune --max-size SIZE`.
+llvm::Error runCache(const CacheOptions& options, llvm::raw_ostream& out);
+
+// `tlc --version`: tlc's, Clang's and the CUDA toolkit's versions.
+void printVersion(const std::string& cudaPath, llvm::raw_ostream& out);
+
+} // namespace tlc

@@ -1,0 +1,147 @@
+// Per-input flags from compile_commands.json, split between Clang and nvcc.
+#include "frontend/CompileCommands.h"
+
+#include "support/Error.h"
+#include "support/Files.h"
+
+#include "clang/Tooling/JSONCompilationDatabase.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+namespace tlc {
+
+namespace {
+
+std::string resolve(const std::string& path, const std::string& directory) {
+  if (llvm::sys::path::is_absolute(path) || directory.empty())
+    return path;
+  llvm::SmallString<256> joined(directory);
+  llvm::sys::path::append(joined, path);
+  llvm::sys::path::remove_dots(joined, true);
+  return joined.str().str();
+}
+
+// The sm_XX targets in an nvcc target spelling: "sm_90a", "compute_90a",
+// "arch=compute_90a,code=[compute_90a,sm_90a]", "arch=compute_80,code=sm_80".
+void collectArchs(llvm::StringRef spelling, std::vector<std::string>& archs) {
+  std::string token;
+  for (char c : (spelling + ",").str()) {
+    if (c != ',' && c != '=' && c != '[' && c != ']') {
+      token += c;
+      continue;
+    }
+    if (llvm::StringRef(token).starts_with("sm_") &&
+        std::find(archs.begin(), archs.end(), token) == archs.end())
+      archs.push_back(token);
+    token.clear();
+  }
+}
+
+// Flags whose next argument is their value, as nvcc spells them.
+bool takesValue(llvm::StringRef flag) {
+  static const char* const flags[] = {"-o",      "-x",         "-MF",      "-MT",
+                                      "-MQ",     "-I",         "-isystem", "-D",
+                                      "-U",      "-include",   "-arch",    "-gencode",
+                                      "-code",   "--std",      "-ccbin",   "--compiler-bindir",
+                                      "-Xcompiler", "-Xptxas", "-Xnvlink", "-Xlinker",
+                                      "--dependency-output", "-odir"};
+  return std::find(std::begin(flags), std::end(flags), flag) != std::end(flags);
+}
+
+} // namespace
+
+InputFlags translateNvccCommand(const std::vector<std::string>& command,
+                                const std::string& directory, const std::string& input) {
+  InputFlags flags;
+  std::string inputPath = absolutePath(resolve(input, directory));
+  auto keepPath = [&](const std::string& clangFlag, const std::string& nvccFlag,
+                      const std::string& path) {
+    std::string absolute = resolve(path, directory);
+    flags.clang.push_back(clangFlag);
+    flags.clang.push_back(absolute);
+    flags.nvcc.push_back(nvccFlag);
+    flags.nvcc.push_back(absolute);
+  };
+  for (size_t i = 1; i < command.size(); ++i) {
+    llvm::StringRef arg = command[i];
+    std::string value;
+    llvm::StringRef flag = arg;
+    if (takesValue(arg) && i + 1 < command.size()) {
+      value = command[++i];
+    } else if ((arg.starts_with("-I") || arg.starts_with("-D") || arg.starts_with("-U")) &&
+               arg.size() > 2) {
+      flag = arg.take_front(2); // -DNAME=VALUE: the '=' belongs to the value
+      value = arg.drop_front(2).str();
+    } else if (arg.contains('=') && arg.starts_with("-")) {
+      auto [name, rest] = arg.split('=');
+      flag = name;
+      value = rest.str();
+    }
+
+    // What tlc decides itself: the mode, outputs, dependency files, the language, the targets.
+    if (flag == "-c" || flag == "-dc" || flag == "--device-c" || flag == "-rdc" ||
+        flag == "--relocatable-device-code" || flag == "-o" || flag == "-x" ||
+        flag == "-odir" || flag.starts_with("-M") || flag == "--generate-dependencies" ||
+        flag == "--generate-nonsystem-dependencies" || flag == "--dependency-output" ||
+        flag == "--generate-dependencies-with-compile" ||
+        flag == "--generate-nonsystem-dependencies-with-compile")
+      continue;
+    if (flag == "-arch" || flag == "--gpu-architecture" || flag == "-gencode" ||
+        flag == "--generate-code" || flag == "-code" || flag == "--gpu-code") {
+      collectArchs(value, flags.archs);
+      continue;
+    }
+    if (!arg.starts_with("-") && absolutePath(resolve(arg.str(), directory)) == inputPath)
+      continue;
+
+    if (flag == "-I" || flag == "--include-path")
+      keepPath("-I", "-I", value);
+    else if (flag == "-isystem" || flag == "--system-include")
+      keepPath("-isystem", "-isystem", value);
+    else if (flag == "-include" || flag == "--pre-include")
+      keepPath("-include", "-include", value);
+    else if (flag == "-D" || flag == "--define-macro") {
+      flags.clang.push_back("-D" + value);
+      flags.nvcc.push_back("-D" + value);
+    } else if (flag == "-U" || flag == "--undefine-macro") {
+      flags.clang.push_back("-U" + value);
+      flags.nvcc.push_back("-U" + value);
+    } else if (flag == "-std" || flag == "--std") {
+      flags.clang.push_back("-std=" + value);
+      flags.nvcc.push_back("-std=" + value);
+    } else if (flag == "--use_fast_math" || flag == "-use_fast_math") {
+      flags.clang.push_back("-D__USE_FAST_MATH__=1"); // nvcc defines it under this flag
+      flags.nvcc.push_back(arg.str());
+    } else if (takesValue(flag) && flag == arg) {
+      flags.nvcc.push_back(arg.str()); // e.g. -Xcompiler VALUE: for nvcc only, as written
+      flags.nvcc.push_back(value);
+    } else {
+      flags.nvcc.push_back(arg.str());
+    }
+  }
+  return flags;
+}
+
+llvm::Expected<std::map<std::string, InputFlags>>
+flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>& inputs) {
+  std::string error;
+  auto database = clang::tooling::JSONCompilationDatabase::loadFromFile(
+      path, error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!database)
+    return inputError("cannot read the compilation database '" + path + "': " + error);
+  std::map<std::string, InputFlags> flags;
+  for (const std::string& input : inputs) {
+    std::vector<clang::tooling::CompileCommand> commands =
+        database->getCompileCommands(absolutePath(input));
+    if (commands.empty())
+      return inputError("the compilation database '" + path + "' has no entry for " + input);
+    const clang::tooling::CompileCommand& command = commands.front();
+    flags[input] = translateNvccCommand(command.CommandLine, command.Directory, command.Filename);
+  }
+  return flags;
+}
+
+} // namespace tlc

@@ -1,0 +1,430 @@
+// Walking one parsed translation unit: kernels, records, device symbols.
+#include "frontend/Extractor.h"
+
+#include "frontend/Annotations.h"
+#include "support/Identifiers.h"
+#include "frontend/ClangDiagnostics.h"
+#include "frontend/ConstantEvaluator.h"
+#include "frontend/TensorMapSpecs.h"
+#include "frontend/ParameterTypes.h"
+#include "frontend/SourceFacts.h"
+#include "frontend/Symbols.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/QualTypeNames.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace tlc {
+namespace {
+
+std::optional<uint64_t> evaluateUnsigned(const clang::Expr* expr, const clang::ASTContext& context) {
+  if (!expr || expr->isValueDependent())
+    return std::nullopt;
+  auto value = expr->getIntegerConstantExpr(context);
+  if (!value || value->isNegative())
+    return std::nullopt;
+  return value->getZExtValue();
+}
+
+class Extractor : public clang::RecursiveASTVisitor<Extractor> {
+public:
+  Extractor(clang::ASTContext& context, clang::Preprocessor& preprocessor,
+            TranslationUnitFacts& facts)
+      : Context(context), Facts(facts), Diagnostics(context.getDiagnostics()),
+        Types(context, facts.records), Mangler(context), Constants(preprocessor, context) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  bool VisitFunctionDecl(clang::FunctionDecl* function) {
+    if (function->hasAttr<clang::CUDAGlobalAttr>()) {
+      if (function->isDependentContext())
+        rememberTemplate(*function);
+      else if (function->doesThisDeclarationHaveABody())
+        extractKernel(*function);
+      return true;
+    }
+    if (function->hasAttr<clang::CUDADeviceAttr>() && !function->isDependentContext() &&
+        function->doesThisDeclarationHaveABody())
+      recordDefinition(*function, DeviceSymbol::Kind::Function);
+    return true;
+  }
+
+  bool VisitVarDecl(clang::VarDecl* variable) {
+    if (!variable->hasGlobalStorage() || variable->isStaticLocal() ||
+        variable->getDeclContext()->isDependentContext() || variable->getDescribedVarTemplate())
+      return true;
+    if (!variable->hasAttr<clang::CUDADeviceAttr>() &&
+        !variable->hasAttr<clang::CUDAConstantAttr>() &&
+        !variable->hasAttr<clang::HIPManagedAttr>())
+      return true;
+    if (variable->isThisDeclarationADefinition() == clang::VarDecl::DeclarationOnly)
+      return true;
+    recordDefinition(*variable, DeviceSymbol::Kind::Variable);
+    return true;
+  }
+
+  // After the traversal: kernel templates of the input file that nothing instantiated.
+  void warnAboutUninstantiatedTemplates() {
+    for (const clang::FunctionTemplateDecl* pattern : Templates) {
+      if (InstantiatedTemplates.count(pattern))
+        continue;
+      Diagnostics.warning(pattern->getLocation(),
+                          "kernel template '" + pattern->getQualifiedNameAsString() +
+                              "' is never instantiated, so it gets no launcher; add an explicit "
+                              "instantiation such as 'template __global__ void " +
+                              pattern->getNameAsString() + "<...>(...);'");
+    }
+  }
+
+private:
+  void rememberTemplate(const clang::FunctionDecl& function) {
+    const clang::FunctionTemplateDecl* pattern = function.getDescribedFunctionTemplate();
+    if (!pattern || !function.doesThisDeclarationHaveABody())
+      return;
+    // Templates in headers are libraries (CUTLASS, CUB): leaving them uninstantiated is normal.
+    if (!isInMainFile(Context, function.getLocation()))
+      return;
+    Templates.push_back(pattern->getCanonicalDecl());
+  }
+
+  // Why a kernel cannot be found by name after device linking, or "" if it can.
+  std::string internalLinkageReason(const clang::FunctionDecl& function) {
+    if (function.isExternallyVisible())
+      return "";
+    if (function.getStorageClass() == clang::SC_Static)
+      return "it is declared 'static'";
+    if (function.isInAnonymousNamespace())
+      return "it is declared in an anonymous namespace";
+    if (function.getTemplateSpecializationArgs())
+      return "it is instantiated with a type or value that has internal linkage";
+    return "it has internal linkage";
+  }
+
+  void extractKernel(clang::FunctionDecl& function) {
+    const clang::FunctionDecl* pattern = function.getTemplateInstantiationPattern();
+    const clang::FunctionDecl& definition = pattern ? *pattern : function;
+    if (const clang::FunctionTemplateDecl* primary = function.getPrimaryTemplate())
+      InstantiatedTemplates.insert(primary->getCanonicalDecl());
+
+    if (isInSystemHeader(Context, definition.getLocation())) {
+      // In the image, but a library's business: known for verification, given no launcher.
+      if (function.isExternallyVisible())
+        Facts.otherEntries.push_back(Mangler.symbolOf(function));
+      return;
+    }
+    std::string symbol = Mangler.symbolOf(function);
+    if (!SeenKernels.insert(symbol).second)
+      return;
+
+    std::string displayName = nameForMessages(function);
+    if (std::string reason = internalLinkageReason(function); !reason.empty()) {
+      Diagnostics.error(function.getLocation(),
+                        "kernel '" + displayName + "' has internal linkage (" + reason +
+                            "): nvcc renames such kernels, so no launcher can look them up by "
+                            "name after device linking; give it external linkage");
+      return;
+    }
+
+    Kernel kernel;
+    kernel.name = function.getQualifiedNameAsString();
+    kernel.displayName = displayName;
+    kernel.symbol = symbol;
+    kernel.externC = function.isExternC();
+    kernel.weak = Context.GetGVALinkageForFunction(&function) != clang::GVA_StrongExternal;
+    kernel.location = presumedLocation(Context, definition.getLocation());
+    kernel.translationUnits.push_back(Facts.input);
+    if (function.getTemplateSpecializationKind() != clang::TSK_Undeclared &&
+        function.getTemplateSpecializationKind() != clang::TSK_ExplicitSpecialization &&
+        function.getPointOfInstantiation().isValid())
+      kernel.instantiatedAt = presumedLocation(Context, function.getPointOfInstantiation());
+    if (const clang::TemplateArgumentList* args = function.getTemplateSpecializationArgs())
+      for (const clang::TemplateArgument& arg : args->asArray())
+        appendTemplateArgument(arg, kernel.templateArgs);
+
+    bool valid = readLaunchAttributes(function, kernel);
+    valid &= readKernelAnnotations(function, definition, kernel);
+    valid &= readParameters(function, displayName, kernel);
+    valid &= readTensorMaps(function, displayName, kernel);
+    if (!valid)
+      return;
+    recordDefinition(function, DeviceSymbol::Kind::Kernel);
+    Facts.kernels.push_back(std::move(kernel));
+  }
+
+  std::string nameForMessages(const clang::FunctionDecl& function) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    clang::PrintingPolicy policy(Context.getLangOpts());
+    policy.SuppressTagKeyword = true;
+    function.getNameForDiagnostic(os, policy, /*Qualified=*/true);
+    return name;
+  }
+
+  void appendTemplateArgument(const clang::TemplateArgument& arg,
+                              std::vector<TemplateArgument>& out) {
+    clang::PrintingPolicy policy(Context.getLangOpts());
+    policy.SuppressTagKeyword = true;
+    policy.FullyQualifiedName = true;
+    switch (arg.getKind()) {
+    case clang::TemplateArgument::Pack:
+      for (const clang::TemplateArgument& element : arg.pack_elements())
+        appendTemplateArgument(element, out);
+      return;
+    case clang::TemplateArgument::Type:
+      out.push_back({"type", clang::TypeName::getFullyQualifiedName(arg.getAsType(), Context,
+                                                                    policy)});
+      return;
+    case clang::TemplateArgument::Integral: {
+      const llvm::APSInt& value = arg.getAsIntegral();
+      if (arg.getIntegralType()->isBooleanType()) {
+        out.push_back({"value", value.getBoolValue() ? "true" : "false"});
+        return;
+      }
+      if (const auto* enumType = arg.getIntegralType()->getAs<clang::EnumType>()) {
+        for (const clang::EnumConstantDecl* constant : enumType->getDecl()->enumerators())
+          if (llvm::APSInt::isSameValue(constant->getInitVal(), value)) {
+            out.push_back({"value", constant->getQualifiedNameAsString()});
+            return;
+          }
+      }
+      out.push_back({"value", llvm::toString(value, 10)});
+      return;
+    }
+    default: {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      arg.print(policy, os, /*IncludeType=*/false);
+      out.push_back({"value", text});
+      return;
+    }
+    }
+  }
+
+  bool readLaunchAttributes(const clang::FunctionDecl& function, Kernel& kernel) {
+    bool valid = true;
+    if (const auto* bounds = function.getAttr<clang::CUDALaunchBoundsAttr>()) {
+      LaunchBounds out;
+      auto maxThreads = evaluateUnsigned(bounds->getMaxThreads(), Context);
+      if (!maxThreads) {
+        Diagnostics.error(bounds->getLocation(),
+                          "__launch_bounds__ must be non-negative integer constants");
+        valid = false;
+      } else {
+        out.maxThreads = *maxThreads;
+        if (bounds->getMinBlocks())
+          out.minBlocks = evaluateUnsigned(bounds->getMinBlocks(), Context);
+        if (bounds->getMaxBlocks())
+          out.maxBlocksPerCluster = evaluateUnsigned(bounds->getMaxBlocks(), Context);
+        kernel.launchBounds = out;
+      }
+    }
+    if (const auto* cluster = function.getAttr<clang::CUDAClusterDimsAttr>()) {
+      std::array<uint64_t, 3> dims = {1, 1, 1};
+      const clang::Expr* exprs[] = {cluster->getX(), cluster->getY(), cluster->getZ()};
+      for (int i = 0; i < 3; ++i) {
+        if (!exprs[i])
+          continue;
+        auto value = evaluateUnsigned(exprs[i], Context);
+        if (!value || *value == 0) {
+          Diagnostics.error(cluster->getLocation(),
+                            "__cluster_dims__ must be positive integer constants");
+          valid = false;
+          break;
+        }
+        dims[i] = *value;
+      }
+      kernel.clusterDims = dims;
+    }
+    return valid;
+  }
+
+  bool readKernelAnnotations(const clang::FunctionDecl& function,
+                             const clang::FunctionDecl& definition, Kernel& kernel) {
+    std::vector<Annotation> annotations = readAnnotations(function, Diagnostics);
+    if (annotations.empty() && &definition != &function)
+      annotations = readAnnotations(definition, Diagnostics);
+    for (const Annotation& annotation : annotations) {
+      if (annotation.key != "name") {
+        Diagnostics.error(annotation.location,
+                          "TLC_" + llvm::StringRef(annotation.key).upper() +
+                              " belongs after a CUtensorMap parameter, not on a kernel");
+        return false;
+      }
+      if (!isCIdentifier(annotation.value)) {
+        Diagnostics.error(annotation.location, "TLC_NAME(\"" + annotation.value +
+                                                   "\") is not a valid C identifier");
+        return false;
+      }
+      kernel.explicitName = annotation.value;
+      kernel.explicitNameLocation = presumedLocation(Context, annotation.location);
+    }
+    return true;
+  }
+
+  bool readParameters(const clang::FunctionDecl& function, const std::string& displayName,
+                      Kernel& kernel) {
+    bool valid = true;
+    for (unsigned i = 0; i < function.getNumParams(); ++i) {
+      const clang::ParmVarDecl& parameter = *function.getParamDecl(i);
+      Param param;
+      std::string why;
+      if (!Types.classify(parameter, i, param, why)) {
+        Diagnostics.error(parameter.getLocation(), "parameter '" + param.name + "' of kernel '" +
+                                                       displayName + "' has type '" + param.type +
+                                                       "', which tlc cannot pass: " + why);
+        valid = false;
+        continue;
+      }
+      valid &= readParameterAnnotations(parameter, param);
+      kernel.params.push_back(std::move(param));
+    }
+    return valid;
+  }
+
+  bool readParameterAnnotations(const clang::ParmVarDecl& parameter, Param& param) {
+    bool valid = true;
+    for (const Annotation& annotation : readAnnotations(parameter, Diagnostics)) {
+      if (annotation.key == "name") {
+        Diagnostics.error(annotation.location, "TLC_NAME belongs on a kernel, not a parameter");
+        valid = false;
+        continue;
+      }
+      if (param.kind != ParamKind::TensorMap) {
+        Diagnostics.error(annotation.location,
+                          "TLC_" + llvm::StringRef(annotation.key).upper() +
+                              " applies only to 'const __grid_constant__ CUtensorMap' parameters");
+        valid = false;
+        continue;
+      }
+      TensorMapSpec spec;
+      spec.mode = annotation.key == "tma" ? "tiled" : "im2col";
+      spec.text = annotation.value;
+      spec.location = presumedLocation(Context, annotation.location);
+      param.tensorMap = spec;
+    }
+    return valid;
+  }
+
+  // The kernel's non-type template parameters with this instance's values, for annotations
+  // such as box=(BK)x(BM).
+  llvm::StringMap<int64_t> templateValues(const clang::FunctionDecl& function) {
+    llvm::StringMap<int64_t> values;
+    const clang::FunctionTemplateDecl* primary = function.getPrimaryTemplate();
+    const clang::TemplateArgumentList* args = function.getTemplateSpecializationArgs();
+    if (!primary || !args)
+      return values;
+    const clang::TemplateParameterList* params = primary->getTemplateParameters();
+    for (unsigned i = 0; i < params->size() && i < args->size(); ++i)
+      if (args->get(i).getKind() == clang::TemplateArgument::Integral)
+        values[params->getParam(i)->getName()] = args->get(i).getAsIntegral().getExtValue();
+    return values;
+  }
+
+  // Every tensor-map parameter needs a TLC_TMA/TLC_TMA_IM2COL annotation the driver can encode.
+  bool readTensorMaps(const clang::FunctionDecl& function, const std::string& displayName,
+                      Kernel& kernel) {
+    llvm::StringMap<int64_t> bound = templateValues(function);
+    const clang::DeclContext* scope = function.getDeclContext();
+    ValueEvaluator evaluate = [&](llvm::StringRef text, int64_t& value, std::string& error) {
+      return Constants.evaluate(text, scope, bound, value, error);
+    };
+    bool valid = true;
+    for (Param& param : kernel.params) {
+      if (param.kind != ParamKind::TensorMap)
+        continue;
+      clang::SourceLocation at = function.getParamDecl(param.index)->getLocation();
+      if (!param.tensorMap) {
+        Diagnostics.error(at, "tensor-map parameter '" + param.name + "' of kernel '" +
+                                  displayName +
+                                  "' needs TLC_TMA(\"...\") or TLC_TMA_IM2COL(\"...\") after its "
+                                  "name, describing the box the kernel loads (tlc/annotations.h)");
+        valid = false;
+        continue;
+      }
+      const char* macro = param.tensorMap->mode == "tiled" ? "TLC_TMA" : "TLC_TMA_IM2COL";
+      for (const std::string& problem : parseTensorMapSpec(*param.tensorMap, evaluate)) {
+        Diagnostics.error(at, std::string(macro) + " of parameter '" + param.name + "': " +
+                                  problem);
+        valid = false;
+      }
+    }
+    return valid;
+  }
+
+  void recordDefinition(const clang::NamedDecl& decl, DeviceSymbol::Kind kind) {
+    if (!decl.isExternallyVisible() || isInSystemHeader(Context, decl.getLocation()))
+      return;
+    DeviceSymbol symbol;
+    symbol.kind = kind;
+    symbol.symbol = Mangler.symbolOf(decl);
+    symbol.name = decl.getQualifiedNameAsString();
+    if (const auto* function = llvm::dyn_cast<clang::FunctionDecl>(&decl)) {
+      symbol.weak = Context.GetGVALinkageForFunction(function) != clang::GVA_StrongExternal;
+      const clang::FunctionDecl* pattern = function->getTemplateInstantiationPattern();
+      const clang::FunctionDecl& definition = pattern ? *pattern : *function;
+      symbol.location = presumedLocation(Context, definition.getLocation());
+      symbol.definitionKey = definitionKey(Context, definition.getSourceRange());
+    } else {
+      const auto& variable = llvm::cast<clang::VarDecl>(decl);
+      symbol.weak = Context.GetGVALinkageForVariable(&variable) != clang::GVA_StrongExternal;
+      symbol.location = presumedLocation(Context, variable.getLocation());
+      symbol.definitionKey = definitionKey(Context, variable.getSourceRange());
+    }
+    symbol.translationUnit = Facts.input;
+    Facts.definitions.push_back(std::move(symbol));
+  }
+
+  clang::ASTContext& Context;
+  TranslationUnitFacts& Facts;
+  ClangDiagnostics Diagnostics;
+  ParameterTypes Types;
+  SymbolMangler Mangler;
+  llvm::StringSet<> SeenKernels;
+  std::vector<const clang::FunctionTemplateDecl*> Templates;
+  llvm::SmallPtrSet<const clang::FunctionTemplateDecl*, 16> InstantiatedTemplates;
+  ConstantEvaluator Constants;
+};
+
+class ExtractorConsumer : public clang::ASTConsumer {
+public:
+  ExtractorConsumer(clang::Preprocessor& preprocessor, TranslationUnitFacts& facts)
+      : Preprocessor(preprocessor), Facts(facts) {}
+
+  void HandleTranslationUnit(clang::ASTContext& context) override {
+    if (context.getDiagnostics().hasErrorOccurred())
+      return; // facts from a broken AST would only add noise to the real errors
+    Extractor extractor(context, Preprocessor, Facts);
+    extractor.TraverseDecl(context.getTranslationUnitDecl());
+    extractor.warnAboutUninstantiatedTemplates();
+    recordFilesRead(context.getSourceManager());
+  }
+
+private:
+  void recordFilesRead(const clang::SourceManager& sources) {
+    for (auto it = sources.fileinfo_begin(); it != sources.fileinfo_end(); ++it)
+      Facts.filesRead.push_back(it->first.getName().str());
+    std::sort(Facts.filesRead.begin(), Facts.filesRead.end());
+  }
+
+  clang::Preprocessor& Preprocessor;
+  TranslationUnitFacts& Facts;
+};
+
+} // namespace
+
+std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,
+                                                          TranslationUnitFacts& facts) {
+  return std::make_unique<ExtractorConsumer>(ci.getPreprocessor(), facts);
+}
+
+} // namespace tlc

@@ -1,0 +1,32 @@
+// Walks one parsed translation unit and records what tlc needs: every __global__ definition with
+// its exact device symbol and parameters, the records its parameters use, and every externally
+// visible device definition (for module-wide uniqueness). Problems with a kernel (internal
+// linkage, an unsupported parameter) are reported through Clang's diagnostics at the source.
+#pragma once
+
+#include "model/Model.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTConsumer;
+class CompilerInstance;
+} // namespace clang
+
+namespace tlc {
+
+struct TranslationUnitFacts {
+  std::string input;
+  std::vector<Kernel> kernels;
+  std::vector<Record> records;
+  std::vector<DeviceSymbol> definitions;
+  std::vector<std::string> otherEntries; // kernels instantiated from system headers
+  std::vector<std::string> filesRead;    // every file Clang opened (inputs and headers)
+};
+
+std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,
+                                                          TranslationUnitFacts& facts);
+
+} // namespace tlc

@@ -1,0 +1,50 @@
+// Parsing inputs with Clang in CUDA device mode, one translation unit per input, concurrently.
+// Each unit's diagnostics are buffered and printed in input order, so the output is the same
+// whatever the scheduling.
+#pragma once
+
+#include "frontend/Extractor.h"
+#include "support/Jobs.h"
+#include "build/Toolchain.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+struct FrontendOptions {
+  std::vector<std::string> includeDirs; // -I
+  std::vector<std::string> defines;     // -D NAME[=VALUE]
+  std::string standard = "c++17";       // -std (nvcc's default dialect)
+  std::string arch;                     // sm_XX to parse for; "" = nvcc's default
+  std::vector<std::string> extraArgs;   // after `--`, passed to Clang verbatim
+  // Per input (as named on the command line): flags from a compilation database.
+  std::map<std::string, std::vector<std::string>> inputArgs;
+  std::string tlcIncludeDir;            // folder holding tlc/annotations.h
+  unsigned jobs = 0;                    // parallel jobs (-j); 0 = hardware threads
+  bool color = false;                   // ANSI colors in diagnostics
+};
+
+// nvcc's default target when no --arch is given (sm_75 since CUDA 13.0).
+std::string defaultArch(const CudaToolkit& toolkit);
+
+// The Clang command line for one input (argv[0] included), exposed for tests and `-v`.
+std::vector<std::string> clangCommandLine(const std::string& input, const FrontendOptions& options,
+                                          const CudaToolkit& toolkit);
+
+// Parses every input and extracts its facts. Diagnostics of all inputs go to `diagnostics` in
+// input order. If any input has errors, returns a reported InputError after all are printed.
+// `slots`, when given, bounds the parses together with other work; else options.jobs does.
+llvm::Expected<std::vector<TranslationUnitFacts>>
+parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
+            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics,
+            JobSlots* slots = nullptr);
+
+// The number of parallel jobs `-j` asks for (all hardware threads when 0).
+unsigned effectiveJobs(unsigned requested);
+
+} // namespace tlc

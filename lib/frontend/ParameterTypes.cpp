@@ -1,0 +1,344 @@
+// Classifying kernel parameter types and describing them as C types.
+#include "frontend/ParameterTypes.h"
+#include "support/Identifiers.h"
+
+#include "frontend/SourceFacts.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/QualTypeNames.h"
+#include "clang/AST/RecordLayout.h"
+#include "clang/AST/Type.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/xxhash.h"
+
+#include <algorithm>
+
+namespace tlc {
+
+static clang::PrintingPolicy typePolicy(const clang::ASTContext& context) {
+  clang::PrintingPolicy policy(context.getLangOpts());
+  policy.SuppressTagKeyword = true;
+  policy.SuppressScope = false;
+  policy.FullyQualifiedName = true;
+  policy.PrintAsCanonical = false;
+  return policy;
+}
+
+static const clang::RecordDecl* recordOf(clang::QualType type) {
+  if (const auto* record = type->getAsRecordDecl())
+    return record;
+  return nullptr;
+}
+
+static bool isGlobalRecordNamed(const clang::RecordDecl* record, llvm::StringRef name) {
+  return record && record->getName() == name &&
+         record->getDeclContext()->getRedeclContext()->isTranslationUnit();
+}
+
+static bool isHalf(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "__half"); }
+static bool isBFloat16(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "__nv_bfloat16"); }
+static bool isTensorMap(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "CUtensorMap_st"); }
+
+// Typedef names C callers know from <stddef.h>/<stdint.h>; kept as spelled ("typed as declared").
+static bool isStandardTypedef(llvm::StringRef name) {
+  static const char* const names[] = {"size_t",   "ptrdiff_t", "intptr_t", "uintptr_t",
+                                      "int8_t",   "int16_t",   "int32_t",  "int64_t",
+                                      "uint8_t",  "uint16_t",  "uint32_t", "uint64_t"};
+  return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
+
+// bool i8 u8 ... f64 for builtin scalar types; "" for builtins a kernel cannot take by value.
+static std::string scalarName(const clang::ASTContext& context, clang::QualType type) {
+  const auto* builtin = type->getAs<clang::BuiltinType>();
+  if (!builtin)
+    return "";
+  if (builtin->isBooleanType())
+    return "bool";
+  uint64_t bits = context.getTypeSize(type);
+  if (builtin->isInteger() && bits <= 64)
+    return (builtin->isSignedInteger() ? "i" : "u") + std::to_string(bits);
+  switch (builtin->getKind()) {
+  case clang::BuiltinType::Float:
+    return "f32";
+  case clang::BuiltinType::Double:
+    return "f64";
+  case clang::BuiltinType::Float16:
+  case clang::BuiltinType::Half:
+    return "f16";
+  case clang::BuiltinType::BFloat16:
+    return "bf16";
+  default:
+    return "";
+  }
+}
+
+bool ParameterTypes::setBase(clang::QualType type, CType& out) {
+  type = type.getUnqualifiedType();
+  // Standard typedefs keep their names; user typedefs resolve to what they name.
+  for (clang::QualType t = type; const auto* typedefType = t->getAs<clang::TypedefType>();
+       t = typedefType->desugar()) {
+    if (isStandardTypedef(typedefType->getDecl()->getName())) {
+      out.baseKind = CType::Base::Builtin;
+      out.base = typedefType->getDecl()->getName().str();
+      return true;
+    }
+  }
+  clang::QualType canonical = type.getCanonicalType();
+  if (canonical->isVoidType()) {
+    out.baseKind = CType::Base::Void;
+    out.base = "void";
+    return true;
+  }
+  if (const auto* enumType = canonical->getAs<clang::EnumType>()) {
+    canonical = enumType->getDecl()->getIntegerType().getCanonicalType();
+  }
+  if (const auto* builtin = canonical->getAs<clang::BuiltinType>()) {
+    if (builtin->getKind() == clang::BuiltinType::Float16 ||
+        builtin->getKind() == clang::BuiltinType::Half) {
+      out.baseKind = CType::Base::Half;
+      out.base = "tlc_half";
+      return true;
+    }
+    if (builtin->getKind() == clang::BuiltinType::BFloat16) {
+      out.baseKind = CType::Base::BFloat16;
+      out.base = "tlc_bfloat16";
+      return true;
+    }
+    out.baseKind = CType::Base::Builtin;
+    clang::PrintingPolicy policy(Context.getLangOpts());
+    policy.Bool = true;
+    out.base = builtin->getName(policy).str();
+    return true;
+  }
+  if (const clang::RecordDecl* record = recordOf(canonical)) {
+    if (isHalf(record)) {
+      out.baseKind = CType::Base::Half;
+      out.base = "tlc_half";
+    } else if (isBFloat16(record)) {
+      out.baseKind = CType::Base::BFloat16;
+      out.base = "tlc_bfloat16";
+    } else if (isTensorMap(record)) {
+      out.baseKind = CType::Base::TensorMap;
+      out.base = "CUtensorMap";
+    } else if (record->getDefinition()) {
+      out.baseKind = CType::Base::Record;
+      out.base = mirror(*record->getDefinition());
+    } else {
+      return false; // incomplete: only usable behind a pointer, as void
+    }
+    return true;
+  }
+  return false;
+}
+
+CType ParameterTypes::toCType(clang::QualType type) {
+  CType out;
+  std::vector<CType::Pointer> levels; // outermost first while walking
+  clang::QualType t = type;
+  while (t->isPointerType() || t->isArrayType()) {
+    if (t->isArrayType()) {
+      t = Context.getAsArrayType(t)->getElementType();
+      levels.push_back({});
+      continue;
+    }
+    levels.push_back({t.isConstQualified(), t.isRestrictQualified()});
+    t = t->getPointeeType();
+  }
+  out.baseConst = t.isConstQualified();
+  if (!setBase(t, out) || (t->isFunctionType())) {
+    // Behind a pointer anything can travel as void: the device only sees an address.
+    out.baseKind = CType::Base::Void;
+    out.base = "void";
+    out.baseConst = false;
+  }
+  std::reverse(levels.begin(), levels.end());
+  out.pointers = std::move(levels);
+  return out;
+}
+
+// Whether a field of this (non-pointer) type can be spelled in C with the same layout.
+bool ParameterTypes::mirrorsByValue(clang::QualType type, CType& out) {
+  if (!setBase(type, out))
+    return false;
+  if (out.baseKind != CType::Base::Builtin)
+    return out.baseKind != CType::Base::Void;
+  clang::QualType canonical = type.getCanonicalType();
+  if (const auto* enumType = canonical->getAs<clang::EnumType>())
+    canonical = enumType->getDecl()->getIntegerType().getCanonicalType();
+  return !scalarName(Context, canonical).empty();
+}
+
+void ParameterTypes::describeFields(const clang::RecordDecl& record, Record& out) {
+  const clang::ASTRecordLayout& layout = Context.getASTRecordLayout(&record);
+  const auto* cxx = llvm::dyn_cast<clang::CXXRecordDecl>(&record);
+  if (record.isUnion() || (cxx && cxx->getNumBases() > 0) || record.field_empty()) {
+    out.opaque = true;
+    return;
+  }
+  uint64_t natural = 0; // where a C compiler would place the next field
+  for (const clang::FieldDecl* field : record.fields()) {
+    clang::QualType type = field->getType();
+    if (field->isBitField() || field->getName().empty() || field->isZeroSize(Context) ||
+        type->isIncompleteArrayType() || type->isMemberPointerType() || type->isReferenceType()) {
+      out.opaque = true;
+      return;
+    }
+    RecordField mirrored;
+    mirrored.name = field->getName().str();
+    mirrored.offset = layout.getFieldOffset(field->getFieldIndex()) / 8;
+    clang::QualType element = type;
+    while (const auto* array = Context.getAsConstantArrayType(element)) {
+      mirrored.arrayDims.push_back(array->getZExtSize());
+      element = array->getElementType();
+    }
+    if (element->isPointerType())
+      mirrored.ctype = toCType(element);
+    else if (!mirrorsByValue(element, mirrored.ctype)) {
+      out.opaque = true;
+      return;
+    }
+    uint64_t align = Context.getTypeAlignInChars(element).getQuantity();
+    if (mirrored.offset != llvm::alignTo(natural, align)) {
+      out.opaque = true; // alignas on a member or #pragma pack: C would lay it out differently
+      return;
+    }
+    natural = mirrored.offset + Context.getTypeSizeInChars(type).getQuantity();
+    out.fields.push_back(std::move(mirrored));
+  }
+}
+
+std::string ParameterTypes::mirror(const clang::RecordDecl& record) {
+  const auto* key = llvm::cast<clang::RecordDecl>(record.getCanonicalDecl());
+  if (auto it = Mirrored.find(key); it != Mirrored.end())
+    return it->second;
+
+  Record out;
+  clang::QualType type = Context.getCanonicalTagType(&record);
+  out.name = clang::TypeName::getFullyQualifiedName(type, Context, typePolicy(Context));
+  if (record.getName().empty())
+    if (const auto* alias = record.getTypedefNameForAnonDecl())
+      out.name = alias->getQualifiedNameAsString();
+  out.cName = identifierFrom(out.name);
+  // Distinct records whose names sanitize alike ("a::b" and "a_b") must not share a mirror.
+  for (const Record& existing : Records)
+    if (existing.cName == out.cName && existing.name != out.name)
+      out.cName += "_" + llvm::utohexstr(llvm::xxh3_64bits(out.name) & 0xffff, true);
+  Mirrored[key] = out.cName; // before the fields, so self-referencing pointers terminate
+
+  out.location = presumedLocation(Context, record.getLocation());
+  out.header = out.location.file;
+  out.size = Context.getTypeSizeInChars(type).getQuantity();
+  out.align = Context.getTypeAlignInChars(type).getQuantity();
+  describeFields(record, out);
+  if (out.opaque)
+    out.fields.clear();
+  Records.push_back(std::move(out));
+  return Mirrored[key];
+}
+
+bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned index, Param& out,
+                              std::string& why) {
+  clang::QualType type = parameter.getType();
+  clang::QualType canonical = type.getCanonicalType();
+  out.index = index;
+  out.name = parameter.getName().empty() ? "arg" + std::to_string(index)
+                                         : parameter.getName().str();
+  clang::PrintingPolicy policy = typePolicy(Context);
+  out.type = type.getAsString(policy);
+  out.canonicalType = canonical.getAsString(policy);
+  out.location = presumedLocation(Context, parameter.getLocation());
+
+  if (canonical->isReferenceType()) {
+    why = "kernels cannot take references; pass a pointer or a value";
+    return false;
+  }
+  if (canonical->isMemberPointerType() || canonical->isBlockPointerType()) {
+    why = "member and block pointers cannot cross the launcher's C API";
+    return false;
+  }
+  if (canonical->isIncompleteType()) {
+    why = "the type is incomplete";
+    return false;
+  }
+  out.size = Context.getTypeSizeInChars(type).getQuantity();
+  out.align = Context.getTypeAlignInChars(type).getQuantity();
+
+  if (canonical->isPointerType()) {
+    out.kind = ParamKind::Pointer;
+    clang::QualType pointee = canonical->getPointeeType();
+    out.pointer.pointee =
+        type->getPointeeType().getUnqualifiedType().getAsString(policy);
+    out.pointer.pointeeConst = pointee.isConstQualified();
+    out.pointer.isRestrict = type.isRestrictQualified();
+    out.ctype = toCType(type);
+    out.ctype.pointers.back().isConst = false; // top-level const means nothing in a prototype
+    return true;
+  }
+
+  const clang::RecordDecl* record = recordOf(canonical);
+  if (isTensorMap(record)) {
+    if (!parameter.hasAttr<clang::CUDAGridConstantAttr>() || !canonical.isConstQualified()) {
+      why = "a CUtensorMap parameter must be declared 'const __grid_constant__ CUtensorMap' "
+            "so TMA instructions can read it from parameter space";
+      return false;
+    }
+    out.kind = ParamKind::TensorMap;
+    setBase(canonical, out.ctype);
+    return true;
+  }
+  if (isHalf(record) || isBFloat16(record)) {
+    out.kind = ParamKind::Scalar;
+    out.scalar.type = isHalf(record) ? "f16" : "bf16";
+    setBase(canonical, out.ctype);
+    return true;
+  }
+  if (const auto* enumType = canonical->getAs<clang::EnumType>()) {
+    const clang::EnumDecl* decl = enumType->getDecl();
+    out.kind = ParamKind::Scalar;
+    out.scalar.type = scalarName(Context, decl->getIntegerType().getCanonicalType());
+    out.scalar.enumName = decl->getQualifiedNameAsString();
+    setBase(canonical, out.ctype);
+    return true;
+  }
+  if (canonical->isBuiltinType()) {
+    out.scalar.type = scalarName(Context, canonical);
+    if (out.scalar.type.empty()) {
+      why = "'" + out.canonicalType + "' is not a supported scalar (bool, 8-64-bit integers, "
+            "float, double, __half, __nv_bfloat16)";
+      return false;
+    }
+    out.kind = ParamKind::Scalar;
+    setBase(type, out.ctype);
+    return true;
+  }
+  if (record) {
+    const auto* cxx = llvm::dyn_cast<clang::CXXRecordDecl>(record);
+    if (cxx && cxx->isLambda()) {
+      why = "a lambda's closure type has no name a C caller could use";
+      return false;
+    }
+    if (!canonical.isTriviallyCopyableType(Context)) {
+      why = "'" + out.canonicalType + "' is not trivially copyable, so it cannot be passed "
+            "to a kernel by value";
+      return false;
+    }
+    out.kind = ParamKind::Record;
+    setBase(canonical, out.ctype);
+    out.record.cName = out.ctype.base;
+    for (const Record& mirrored : Records)
+      if (mirrored.cName == out.record.cName) {
+        out.record.name = mirrored.name;
+        out.record.header = mirrored.header;
+      }
+    return true;
+  }
+  why = "'" + out.canonicalType + "' is not a pointer, scalar, trivially copyable struct or "
+        "tensor map";
+  return false;
+}
+
+} // namespace tlc

@@ -1,0 +1,25 @@
+// Launcher names: deterministic, readable C identifiers for kernels. `saxpy` stays `saxpy`,
+// `nn::act::gelu` becomes `nn_act_gelu`, `copy_vec<float, 4>` becomes `copy_vec_float_4`.
+// Overloads sharing a name get a suffix from their parameter types; TLC_NAME overrides.
+#pragma once
+
+#include "model/Model.h"
+
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+class SourceDiagnostics;
+
+// Names the launcher API already uses (NAME_load, NAME_unload, ...); a kernel may not take them.
+const std::vector<std::string>& reservedLauncherNames();
+
+// The entry points a kernel gets in the generated API besides the launcher itself.
+std::vector<std::string> entryPointNames(const Kernel& kernel);
+
+// Sets Kernel::launcher for every kernel. Collisions that remain (explicit names, overloads whose
+// parameter types spell alike, reserved names) are reported; returns false if there were any.
+bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagnostics);
+
+} // namespace tlc

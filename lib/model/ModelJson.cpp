@@ -1,0 +1,167 @@
+// The module model as JSON (`inspect --json` and the templates' view).
+#include "model/ModelJson.h"
+
+namespace tlc {
+
+using nlohmann::json;
+
+template <typename T> static json orNull(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json toJson(const SourceLocation& location) {
+  return {{"file", location.file}, {"line", location.line}, {"column", location.column}};
+}
+
+static const char* baseKindName(CType::Base base) {
+  switch (base) {
+  case CType::Base::Void:
+    return "void";
+  case CType::Base::Builtin:
+    return "builtin";
+  case CType::Base::Half:
+    return "half";
+  case CType::Base::BFloat16:
+    return "bfloat16";
+  case CType::Base::Record:
+    return "record";
+  case CType::Base::TensorMap:
+    return "tensor_map";
+  }
+  return "?";
+}
+
+json toJson(const CType& type) {
+  json pointers = json::array();
+  for (const CType::Pointer& pointer : type.pointers)
+    pointers.push_back({{"const", pointer.isConst}, {"restrict", pointer.isRestrict}});
+  return {{"base", type.base},
+          {"base_kind", baseKindName(type.baseKind)},
+          {"is_mirror", type.baseKind == CType::Base::Record},
+          {"const", type.baseConst},
+          {"pointers", pointers}};
+}
+
+static json tensorMapJson(const TensorMapSpec& spec) {
+  json out = {{"mode", spec.mode},
+              {"annotation", spec.text},
+              {"location", toJson(spec.location)},
+              {"dtype", spec.dtype},
+              {"dtype_enum", spec.dtypeEnum},
+              {"element_bits", spec.elementBits},
+              {"rank", spec.rank},
+              {"element_strides", spec.elemStrides},
+              {"swizzle", spec.swizzle},
+              {"swizzle_enum", spec.swizzleEnum},
+              {"l2_promotion", spec.l2},
+              {"l2_promotion_enum", spec.l2Enum},
+              {"oob_fill", spec.oob},
+              {"oob_fill_enum", spec.oobEnum},
+              {"interleave", spec.interleave},
+              {"interleave_enum", spec.interleaveEnum}};
+  if (spec.mode == "tiled") {
+    out["box"] = spec.box;
+  } else {
+    out["lower_corner"] = spec.lower;
+    out["upper_corner"] = spec.upper;
+    out["channels_per_pixel"] = spec.channels;
+    out["pixels_per_column"] = spec.pixels;
+  }
+  return out;
+}
+
+json toJson(const Param& param) {
+  json out = {{"index", param.index},
+              {"name", param.name},
+              {"type", param.type},
+              {"canonical_type", param.canonicalType},
+              {"size", param.size},
+              {"align", param.align},
+              {"kind", toString(param.kind)},
+              {"c_type", toJson(param.ctype)},
+              {"location", toJson(param.location)}};
+  switch (param.kind) {
+  case ParamKind::Pointer:
+    out["pointer"] = {{"pointee", param.pointer.pointee},
+                      {"const", param.pointer.pointeeConst},
+                      {"restrict", param.pointer.isRestrict}};
+    break;
+  case ParamKind::Scalar:
+    out["scalar"] = {{"type", param.scalar.type},
+                     {"enum", param.scalar.enumName.empty() ? json(nullptr)
+                                                            : json(param.scalar.enumName)}};
+    break;
+  case ParamKind::Record:
+    out["record"] = {{"name", param.record.name},
+                     {"c_name", param.record.cName},
+                     {"header", param.record.header}};
+    break;
+  case ParamKind::TensorMap:
+    out["tensor_map"] = param.tensorMap ? tensorMapJson(*param.tensorMap) : json(nullptr);
+    break;
+  }
+  return out;
+}
+
+json toJson(const Kernel& kernel) {
+  json templateArgs = json::array();
+  for (const TemplateArgument& arg : kernel.templateArgs)
+    templateArgs.push_back({{"kind", arg.kind}, {"value", arg.value}});
+  json params = json::array();
+  for (const Param& param : kernel.params)
+    params.push_back(toJson(param));
+  json bounds = nullptr;
+  if (kernel.launchBounds)
+    bounds = {{"max_threads", kernel.launchBounds->maxThreads},
+              {"min_blocks", orNull(kernel.launchBounds->minBlocks)},
+              {"max_blocks_per_cluster", orNull(kernel.launchBounds->maxBlocksPerCluster)}};
+  return {{"name", kernel.name},
+          {"display_name", kernel.displayName},
+          {"symbol", kernel.symbol},
+          {"launcher", kernel.launcher},
+          {"extern_c", kernel.externC},
+          {"linkage", kernel.weak ? "weak" : "strong"},
+          {"location", toJson(kernel.location)},
+          {"instantiated_at", kernel.instantiatedAt ? toJson(*kernel.instantiatedAt)
+                                                    : json(nullptr)},
+          {"template_args", templateArgs},
+          {"launch_bounds", bounds},
+          {"cluster_dims", orNull(kernel.clusterDims)},
+          {"explicit_name", kernel.explicitName.empty() ? json(nullptr)
+                                                        : json(kernel.explicitName)},
+          {"translation_units", kernel.translationUnits},
+          {"params", params}};
+}
+
+json toJson(const Record& record) {
+  json fields = json::array();
+  for (const RecordField& field : record.fields)
+    fields.push_back({{"name", field.name},
+                      {"c_type", toJson(field.ctype)},
+                      {"offset", field.offset},
+                      {"array_dims", field.arrayDims}});
+  return {{"name", record.name},     {"c_name", record.cName}, {"header", record.header},
+          {"location", toJson(record.location)}, {"size", record.size},
+          {"align", record.align},   {"opaque", record.opaque}, {"fields", fields}};
+}
+
+json moduleDocument(const Module& module, const ToolVersions& versions, const std::string& arch) {
+  json kernels = json::array();
+  for (const Kernel& kernel : module.kernels)
+    kernels.push_back(toJson(kernel));
+  json records = json::array();
+  for (const Record& record : module.records)
+    records.push_back(toJson(record));
+  return {{"schema", "tlc.module"},
+          {"schema_version", kSchemaVersion},
+          {"tlc_version", versions.tlc},
+          {"clang_version", versions.clang},
+          {"cuda_version", versions.cuda},
+          {"arch", arch},
+          {"inputs", module.inputs},
+          {"kernels", kernels},
+          {"records", records},
+          {"other_entries", module.otherEntries}};
+}
+
+} // namespace tlc

@@ -1,0 +1,16 @@
+// Where tlc's data lives relative to its own binary.
+#include "support/InstallLayout.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+namespace tlc {
+
+InstallLayout installLayoutOf(const char* argv0) {
+  static int anchor;
+  std::string executable = llvm::sys::fs::getMainExecutable(argv0, &anchor);
+  llvm::StringRef binDir = llvm::sys::path::parent_path(executable);
+  return {llvm::sys::path::parent_path(binDir).str()};
+}
+
+} // namespace tlc
