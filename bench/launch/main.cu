@@ -4,7 +4,7 @@
 // Part 1, per launch: bursts of 1000 launches of an empty kernel (4 and 19 parameters) on one
 // stream, timed on the host; the stream is synchronised between bursts, outside the timing.
 // Variants: the generated launcher; cuLaunchKernel on the CUfunction the launcher library hands
-// out (launch_bench_get_function) with an argument array prepared once; the same again, as a
+// out (tlc_launch_bench_get_function) with an argument array prepared once; the same again, as a
 // control whose ratio to the first shows the noise; cuLaunchKernel on a CUkernel from
 // cuLibraryLoadData of the same image (what the launcher launches in a context of the caller's
 // own); and <<<>>> on the same
@@ -14,7 +14,7 @@
 // were of 1 or 3000, and the device kept pace: the bursts measure the host.)
 //
 // Part 2, ready to launch: the 2000-kernel module of gen_many.py. The launcher: time
-// many_load(0), then many_unload(). Against: cuLibraryLoadData + cuLibraryGetKernel for each kernel (the
+// tlc_many_load(0), then tlc_many_unload(). Against: cuLibraryLoadData + cuLibraryGetKernel for each kernel (the
 // floor: what the launcher must do at the least), the floor plus cuLibraryGetModule in the
 // primary context (what the launcher first did to fail early on a device the image cannot
 // serve; it now resolves one kernel instead), cuModuleLoadData + cuModuleGetFunction for each,
@@ -76,7 +76,7 @@ void checkRt(cudaError_t error, const char* call) {
   do {                                                                                             \
     tlc_status status_ = (call);                                                                   \
     if (status_ != TLC_SUCCESS)                                                                    \
-      die(#call, module##_status_string(status_), module##_last_error());                          \
+      die(#call, tlc_##module##_status_string(status_), tlc_##module##_last_error());                          \
   } while (0)
 
 // ---- statistics -------------------------------------------------------------------------------
@@ -113,14 +113,14 @@ constexpr int kBursts = 300;
 // cuLaunchKernel, the arrays of pointers to them.
 struct Launches {
   cudaStream_t stream = nullptr;
-  launch_bench_config config = {};
+  tlc_config config = {};
   float* in = nullptr;
   float* out = nullptr;
   int* ints = nullptr;
   double* doubles = nullptr;
   int n = 1 << 20;
   float scale = 1.5f;
-  CUfunction function4 = nullptr, function19 = nullptr; // from launch_bench_get_function
+  CUfunction function4 = nullptr, function19 = nullptr; // from tlc_launch_bench_get_function
   CUkernel kernel4 = nullptr, kernel19 = nullptr;       // from cuLibraryLoadData
   void* args4[4] = {};
   void* args19[19] = {};
@@ -207,13 +207,13 @@ void setUpLaunches(Launches& l, const std::vector<char>& image, CUlibrary& libra
   l.config.block[0] = 32;
   l.config.stream = l.stream;
   prepareArguments(l);
-  CHECK_TLC(launch_bench, launch_bench_get_function(LAUNCH_BENCH_KERNEL_empty4, 0, &l.function4));
-  CHECK_TLC(launch_bench, launch_bench_get_function(LAUNCH_BENCH_KERNEL_empty19, 0, &l.function19));
+  CHECK_TLC(launch_bench, tlc_launch_bench_get_function(TLC_LAUNCH_BENCH_KERNEL_empty4, 0, &l.function4));
+  CHECK_TLC(launch_bench, tlc_launch_bench_get_function(TLC_LAUNCH_BENCH_KERNEL_empty19, 0, &l.function19));
   CHECK_CU(cuLibraryLoadData(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   CHECK_CU(cuLibraryGetKernel(&l.kernel4, library,
-                              launch_bench_kernel_name(LAUNCH_BENCH_KERNEL_empty4)));
+                              tlc_launch_bench_kernel_name(TLC_LAUNCH_BENCH_KERNEL_empty4)));
   CHECK_CU(cuLibraryGetKernel(&l.kernel19, library,
-                              launch_bench_kernel_name(LAUNCH_BENCH_KERNEL_empty19)));
+                              tlc_launch_bench_kernel_name(TLC_LAUNCH_BENCH_KERNEL_empty19)));
 }
 
 double timeBurst(const LaunchVariant& variant, const Launches& l) {
@@ -245,7 +245,7 @@ double microsPerLaunch(const LaunchVariant& v, double q) {
 
 struct ManyModule {
   std::vector<char> image;
-  std::vector<std::string> symbols;  // exact device symbols, from many_kernel_name
+  std::vector<std::string> symbols;  // exact device symbols, from tlc_many_kernel_name
   std::vector<std::string> patterns; // what a name-based lookup searches for: "kernel_0042"
 };
 
@@ -254,9 +254,9 @@ struct ManyModule {
 // which is the driver catching up on the unload, not the launcher getting ready.
 double readyLauncher(const ManyModule&) {
   Clock::time_point start = Clock::now();
-  CHECK_TLC(many, many_load(0));
+  CHECK_TLC(many, tlc_many_load(0));
   double seconds = secondsSince(start);
-  CHECK_TLC(many, many_unload());
+  CHECK_TLC(many, tlc_many_unload());
   return seconds;
 }
 
@@ -360,8 +360,8 @@ void measureReady(std::vector<ReadyVariant>& variants, const ManyModule& m) {
 ManyModule describeMany(const char* imagePath) {
   ManyModule m;
   m.image = readFile(imagePath);
-  for (int i = 0; i < many_kernel_count(); ++i) {
-    m.symbols.push_back(many_kernel_name(i));
+  for (int i = 0; i < tlc_many_kernel_count(); ++i) {
+    m.symbols.push_back(tlc_many_kernel_name(i));
     char pattern[32];
     std::snprintf(pattern, sizeof pattern, "kernel_%04d", i); // gen_many.py's names
     m.patterns.push_back(pattern);
@@ -373,7 +373,7 @@ ManyModule describeMany(const char* imagePath) {
 // in * (1 + i / 1000) + i, with i = 1999 (no blockIdx term, as 1999 % 3 != 0).
 void checkLastKernelRuns(const Launches& l) {
   int count = 4096;
-  int last = many_kernel_count() - 1;
+  int last = tlc_many_kernel_count() - 1;
   if (last != 1999)
     die("checkLastKernelRuns", "the module", "does not have 2000 kernels");
   std::mt19937 random(static_cast<unsigned>(std::time(nullptr)));
@@ -383,20 +383,20 @@ void checkLastKernelRuns(const Launches& l) {
     value = uniform(random);
   CHECK_RT(cudaMemcpy(l.in, in.data(), count * sizeof(float), cudaMemcpyHostToDevice));
   CHECK_RT(cudaMemset(l.out, 0xff, count * sizeof(float))); // NaN
-  many_config config = {};
+  tlc_config config = {};
   config.grid[0] = count / 256;
   config.block[0] = 256;
   float* target = l.out;
   float* source = l.in;
   void* args[] = {&target, &source, &count};
-  CHECK_TLC(many, many_launch_kernel(&config, last, args));
+  CHECK_TLC(many, tlc_many_launch_kernel(&config, last, args));
   CHECK_RT(cudaDeviceSynchronize());
   CHECK_RT(cudaMemcpy(out.data(), l.out, count * sizeof(float), cudaMemcpyDeviceToHost));
   int wrong = 0;
   for (int i = 0; i < count; ++i) // the device may fuse the multiply-add: allow an ulp or two
     wrong += !(std::fabs(out[i] - (in[i] * 2.999f + 1999.0f)) <= 1e-3f);
   std::printf("%s: kernel %s of the 2000-kernel module ran (%d of %d outputs wrong)\n",
-              wrong ? "FAIL" : "PASS", many_kernel_name(last), wrong, count);
+              wrong ? "FAIL" : "PASS", tlc_many_kernel_name(last), wrong, count);
   if (wrong)
     std::exit(1);
 }
@@ -486,7 +486,7 @@ int main(int argc, char** argv) {
   ManyModule many = describeMany(argv[2]);
   std::vector<ReadyVariant> ready(kReadinesses);
   ready[kReadyLauncher] = {
-      "launcher", "launcher: many_load(0), unloaded after", readyLauncher, {}};
+      "launcher", "launcher: tlc_many_load(0), unloaded after", readyLauncher, {}};
   ready[kReadyLibrary] = {
       "cuLibrary floor", "cuLibraryLoadData + cuLibraryGetKernel each (floor)", readyLibrary, {}};
   ready[kReadyLibraryModule] = {"floor + cuLibraryGetModule",
@@ -503,10 +503,10 @@ int main(int argc, char** argv) {
   checkLastKernelRuns(l);
 
   printLaunchTable(launches);
-  printReadyTable(ready, many_kernel_count());
+  printReadyTable(ready, tlc_many_kernel_count());
   if (argc == 4)
     std::printf("  (tlc build of the %d-kernel module took %s s in the prepare phase)\n",
-                many_kernel_count(), argv[3]);
+                tlc_many_kernel_count(), argv[3]);
 
   std::printf("\n== ratios: of the medians  [median of the same-round ratios]\n");
   for (int kernel = 0; kernel < 2; ++kernel) {

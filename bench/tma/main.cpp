@@ -37,8 +37,8 @@ void check(CUresult result, const char* call) {
 void check(tlc_status status, const char* call) {
   if (status == TLC_SUCCESS)
     return;
-  std::printf("FAIL: %s -> %s: %s\n", call, tma_bench_status_string(status),
-              tma_bench_last_error());
+  std::printf("FAIL: %s -> %s: %s\n", call, tlc_tma_bench_status_string(status),
+              tlc_tma_bench_last_error());
   std::exit(1);
 }
 
@@ -46,7 +46,7 @@ void check(tlc_status status, const char* call) {
 
 struct Setup {
   CUstream stream = nullptr;
-  tma_bench_config config = {};
+  tlc_config config = {};
   tlc_tensor a = {}, b = {};
   CUtensorMap mapA, mapB; // encoded once, for the raw and _encoded variants
   CUfunction function = nullptr;
@@ -126,7 +126,7 @@ int main() {
   }
   encode(s.a, s.mapA);
   encode(s.b, s.mapB);
-  CHECK(tma_bench_get_function(TMA_BENCH_KERNEL_two_maps, 0, &s.function));
+  CHECK(tlc_tma_bench_get_function(TLC_TMA_BENCH_KERNEL_two_maps, 0, &s.function));
   s.args[0] = &s.mapA;
   s.args[1] = &s.mapB;
   s.args[2] = &s.n;

@@ -2,10 +2,9 @@
 // compile the library, write the manifest, and publish everything at once.
 //
 //   cache lookup ──hit──> restore ─────────────────────────────────────────────────> publish
-//   render + compile runtime.o (needs no parse) ─────┐
-//   parse + check ──> render ──> compile launcher.o ─┤
-//   nvcc (inputs x archs) ──> device link ──> verify ┴─> embed image ─> link .so ─> manifest
-//                                                                  ─> cache store ─> publish
+//   parse + check ──> render ──> compile launcher.o ─┐
+//   nvcc (inputs x archs) ──> device link ──> verify ┴─> embed image ─> link .so (+ runtime.a)
+//                                                      ─> manifest ─> cache store ─> publish
 #include "checks/Analysis.h"
 #include "commands/Commands.h"
 #include "build/DeviceBuild.h"
@@ -93,10 +92,12 @@ void runSteps(const std::vector<Step>& steps, const StepRunner& runner, JobSlots
 class Builder {
 public:
   Builder(const BuildOptions& options, std::string name, CudaToolkit toolkit,
-          HostCompiler compiler, TemplateSet templates, std::unique_ptr<Staging> staging,
-          BuildCache* cache, std::map<std::string, std::vector<std::string>> inputNvccFlags)
+          HostCompiler compiler, TemplateSet templates, std::string launcherTypes,
+          std::unique_ptr<Staging> staging, BuildCache* cache,
+          std::map<std::string, std::vector<std::string>> inputNvccFlags)
       : Options(options), Name(std::move(name)), Toolkit(std::move(toolkit)),
         Compiler(std::move(compiler)), Templates(std::move(templates)),
+        LauncherTypes(std::move(launcherTypes)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
         Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
         InputNvccFlags(std::move(inputNvccFlags)), Host(planHost()) {
@@ -131,17 +132,10 @@ public:
     DevicePlan device = planDeviceBuild(deviceOptions(), Toolkit);
     Progress progress(countSteps(device), Options.quiet);
     Runner.progress = &progress;
-    FirstError parseErrors, deviceErrors, runtimeErrors;
+    FirstError parseErrors, deviceErrors;
     std::optional<Analysis> analysis;
     std::string nvccRelease, hostRelease;
-    // The runtime's compile is the longest host step and needs nothing from the parse: it takes
-    // the first slot, before the parse and nvcc queue for theirs.
-    auto runtimeSlot = Options.emitOnly ? nullptr : std::make_unique<SlotGuard>(Slots);
     runConcurrently({
-        [&] {
-          if (llvm::Error error = prepareRuntime(std::move(runtimeSlot)))
-            runtimeErrors.set(std::move(error));
-        },
         [&] {
           Progress* shown = Runner.progress;
           if (shown)
@@ -172,12 +166,9 @@ public:
       return parseErrors.take();
     if (deviceErrors.failed())
       return deviceErrors.take();
-    if (runtimeErrors.failed())
-      return runtimeErrors.take();
     std::vector<std::string> dependencies = dependenciesOf(*analysis, device);
     if (Options.emitOnly) {
-      std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp",
-                                          Name + "_runtime.h", Name + "_runtime.cpp"};
+      std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp"};
       if (!Options.externalImage)
         sources.push_back(Name + "_image.S");
       return finish(sources, Name + ".h", dependencies);
@@ -220,7 +211,7 @@ private:
   }
 
   unsigned countSteps(const DevicePlan& device) const {
-    unsigned host = Options.emitOnly ? 0 : 3 + (Host.assembleImage ? 1 : 0);
+    unsigned host = Options.emitOnly ? 0 : 2 + (Host.assembleImage ? 1 : 0);
     return 1 + device.compiles.size() + device.links.size() + (device.package ? 1 : 0) + host;
   }
 
@@ -237,6 +228,9 @@ private:
         files.insert(absolutePath(file));
     for (const std::string& file : Templates.files())
       files.insert(absolutePath(file));
+    files.insert(absolutePath(launcherTypesFile()));
+    if (!Options.emitOnly)
+      files.insert(absolutePath(Options.runtimeLibrary));
     return {files.begin(), files.end()};
   }
 
@@ -286,6 +280,9 @@ private:
     for (const std::string& file : Templates.files())
       if (llvm::Error error = key.addFile("template " + llvm::sys::path::filename(file).str(), file))
         return error;
+    key.add("launcher-types", LauncherTypes);
+    if (llvm::Error error = key.addFile("runtime-library", Options.runtimeLibrary))
+      return error;
     return key.digest();
   }
 
@@ -315,6 +312,10 @@ private:
     device.launcher = Options.launcher;
     device.inputFlags = InputNvccFlags;
     return device;
+  }
+
+  std::string launcherTypesFile() const {
+    return Options.sources.frontend.tlcIncludeDir + "/tlc/launcher.h";
   }
 
   std::string imageFile() const {
@@ -348,9 +349,10 @@ private:
     facts.name = Name;
     for (const std::string& input : Options.sources.inputs)
       facts.inputs.push_back(Paths.input(input));
-    facts.archs = archLabels();
+    facts.targets = archLabels();
     facts.imageFile = imageFile();
     facts.embedImage = !Options.externalImage;
+    facts.launcherTypes = LauncherTypes;
     return facts;
   }
 
@@ -365,20 +367,6 @@ private:
     if (!text)
       return text.takeError();
     return writeFile(path, *text);
-  }
-
-  // Right away: the runtime needs nothing from the parse, so it compiles while Clang and nvcc
-  // work (the launcher's longest compile is off the critical path).
-  llvm::Error prepareRuntime(std::unique_ptr<SlotGuard> slot) {
-    nlohmann::json view = runtimeView(launcherFacts());
-    for (const char* part : {"runtime.h", "runtime.cpp"})
-      if (llvm::Error error = render(part, view, sourceDir() + "/" + Name + "_" + part))
-        return error;
-    if (Options.emitOnly)
-      return llvm::Error::success();
-    llvm::Error compiled = Runner.run(Host.compileRuntime);
-    slot.reset(); // the slot taken up front, held until the compile is done
-    return compiled;
   }
 
   // After the parse: select entries, render the header and the launchers, compile them while
@@ -410,6 +398,8 @@ private:
     host.name = Name;
     host.compiler = Compiler.path;
     host.cudaInclude = Toolkit.includeDir;
+    host.tlcInclude = Options.sources.frontend.tlcIncludeDir;
+    host.runtimeLibrary = Options.runtimeLibrary;
     host.sourceDir = Work->workDir();
     host.outputDir = Work->outputsDir();
     host.workDir = Work->workDir();
@@ -446,7 +436,6 @@ private:
       steps.push_back(&step);
     if (device.package)
       steps.push_back(&*device.package);
-    steps.push_back(&host.compileRuntime);
     steps.push_back(&host.compileLauncher);
     if (host.assembleImage)
       steps.push_back(&*host.assembleImage);
@@ -487,6 +476,7 @@ private:
   CudaToolkit Toolkit;
   HostCompiler Compiler;
   TemplateSet Templates;
+  std::string LauncherTypes; // tlc/launcher.h, copied into NAME.h
   std::unique_ptr<Staging> Work;
   DisplayPaths Paths;
   JobSlots Slots;
@@ -533,6 +523,14 @@ llvm::Error runBuild(const BuildOptions& requested) {
   auto templates = TemplateSet::load(options.templateDir);
   if (!templates)
     return templates.takeError();
+  std::string launcherTypesPath = options.sources.frontend.tlcIncludeDir + "/tlc/launcher.h";
+  auto launcherTypes = readFile(launcherTypesPath);
+  if (!launcherTypes)
+    return toolchainError("cannot read '" + launcherTypesPath + "' (reinstall tlc): " +
+                          llvm::toString(launcherTypes.takeError()));
+  if (!options.emitOnly && !llvm::sys::fs::exists(options.runtimeLibrary))
+    return toolchainError("the launcher runtime '" + options.runtimeLibrary +
+                          "' is missing (reinstall tlc)");
   auto staging = Staging::create(options.outputDir);
   if (!staging)
     return staging.takeError();
@@ -540,7 +538,8 @@ llvm::Error runBuild(const BuildOptions& requested) {
                   !options.keepTemps;
   BuildCache cache(defaultCacheDir());
   Builder builder(options, *name, std::move(*toolkit), std::move(compiler),
-                  std::move(*templates), std::move(*staging), useCache ? &cache : nullptr,
+                  std::move(*templates), std::move(*launcherTypes), std::move(*staging),
+                  useCache ? &cache : nullptr,
                   std::move(inputNvccFlags));
   return builder.run();
 }

@@ -8,21 +8,16 @@ HostPlan planHostBuild(const HostBuildOptions& options) {
   // Build folders are mapped away so no path ends up in the library.
   std::string sourceMap = "-ffile-prefix-map=" + options.sourceDir + "/=";
   std::string outputMap = "-ffile-prefix-map=" + options.outputDir + "/=";
-  auto compile = [&](const std::string& part) {
-    std::string source = options.sourceDir + "/" + options.name + "_" + part + ".cpp";
-    std::string object = options.workDir + "/" + options.name + "_" + part + ".o";
-    return Step{"c++ " + options.name + "_" + part + ".cpp",
-                {options.compiler, "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
-                 "-fvisibility-inlines-hidden", "-Wall", "-Wextra", sourceMap, outputMap, "-I",
-                 options.sourceDir, "-I", options.outputDir, "-isystem", options.cudaInclude, "-c",
-                 source, "-o", object},
-                object};
-  };
-  plan.compileRuntime = compile("runtime");
-  plan.compileLauncher = compile("launcher");
+  std::string source = options.sourceDir + "/" + options.name + "_launcher.cpp";
+  std::string object = options.workDir + "/" + options.name + "_launcher.o";
+  plan.compileLauncher = {"c++ " + options.name + "_launcher.cpp",
+                          {options.compiler, "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
+                           "-fvisibility-inlines-hidden", "-Wall", "-Wextra", sourceMap,
+                           outputMap, "-I", options.outputDir, "-isystem", options.tlcInclude,
+                           "-isystem", options.cudaInclude, "-c", source, "-o", object},
+                          object};
   plan.link = {"link lib" + options.name + ".so",
-               {options.compiler, "-shared", "-o", options.library, plan.compileRuntime.output,
-                plan.compileLauncher.output},
+               {options.compiler, "-shared", "-o", options.library, object},
                options.library};
   if (options.embedImage) {
     std::string imageObject = options.workDir + "/" + options.name + "_image.o";
@@ -33,9 +28,13 @@ HostPlan planHostBuild(const HostBuildOptions& options) {
                           imageObject};
     plan.link.argv.push_back(imageObject);
   }
-  for (const char* flag : {"-Wl,--no-undefined", "-pthread", "-ldl"})
+  // The runtime's symbols are hidden already; --exclude-libs keeps anything of the archive from
+  // being exported even so, so a library's only exports are its generated API.
+  for (const std::string& flag :
+       {options.runtimeLibrary, std::string("-Wl,--exclude-libs,ALL"),
+        std::string("-Wl,--no-undefined"), std::string("-pthread"), std::string("-ldl"),
+        "-Wl,-soname,lib" + options.name + ".so"})
     plan.link.argv.push_back(flag);
-  plan.link.argv.push_back("-Wl,-soname,lib" + options.name + ".so");
   return plan;
 }
 

@@ -50,6 +50,7 @@ struct BuildOptions {
   bool emitOnly = false;              // --emit-only
   bool keepTemps = false;             // --keep-temps
   std::string templateDir;            // --template-dir; default: <prefix>/share/tlc/templates
+  std::string runtimeLibrary;         // libtlc_runtime.a; default: the installed one
   bool quiet = false;                 // -q: no progress lines
   std::string depfile;                // --depfile: Make-style list of every file read
   std::string depfileTarget;          // --depfile-target; default: OUTDIR/NAME.json

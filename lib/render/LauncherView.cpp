@@ -2,6 +2,7 @@
 #include "render/LauncherView.h"
 
 #include "model/ModelJson.h"
+#include "render/ModuleApi.h"
 #include "build/Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -16,7 +17,7 @@ std::string cParameterName(const std::string& name) {
   static const char* const reserved[] = {
       "restrict", "_Bool",     "_Complex", "_Imaginary",     "_Alignas", "_Alignof",
       "_Atomic",  "_Generic",  "_Noreturn", "_Static_assert", "_Thread_local",
-      "config",   "args"};
+      "config",   "args",      "tensors"};
   bool clash = std::find(std::begin(reserved), std::end(reserved), name) != std::end(reserved);
   return clash ? name + "_" : name;
 }
@@ -31,7 +32,8 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
   };
   return {{"kernel", kernel.launcher},
           {"parameter", param.name},
-          {"im2col", spec.mode == "im2col"},
+          {"argument", param.index},
+          {"mode", spec.mode == "im2col" ? "Im2col" : "Tiled"},
           {"dtype_enum", spec.dtypeEnum},
           {"rank", spec.rank},
           {"box", padded(spec.box, 5)},
@@ -52,21 +54,37 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
 // Whether two tensor-map entries would encode alike for the same tensor (names aside).
 static bool sameDescriptorSettings(nlohmann::json a, nlohmann::json b) {
   for (nlohmann::json* entry : {&a, &b})
-    for (const char* name : {"kernel", "parameter", "spec_group"})
+    for (const char* name : {"kernel", "parameter", "argument", "group"})
       entry->erase(name);
   return a == b;
 }
 
-nlohmann::json runtimeView(const LauncherFacts& facts) {
-  return {{"module", facts.name},
-          {"MODULE", llvm::StringRef(facts.name).upper()},
-          {"tlc_version", tlcVersion()},
-          {"inputs", facts.inputs},
-          {"archs", facts.archs},
-          {"image",
-           {{"file", facts.imageFile},
-            {"embedded", facts.embedImage},
-            {"symbol", "tlc_image_" + facts.name}}}};
+// "sm_90a" -> {name, arch 90, variant "a", ptx false}; "compute_80" -> PTX.
+static nlohmann::json targetEntry(llvm::StringRef target) {
+  bool ptx = target.consume_front("compute_");
+  if (!ptx)
+    target.consume_front("sm_");
+  std::string variant;
+  if (!target.empty() && (target.back() == 'a' || target.back() == 'f')) {
+    variant = target.back();
+    target = target.drop_back();
+  }
+  unsigned arch = 0;
+  target.getAsInteger(10, arch);
+  return {{"arch", arch},
+          {"variant", variant},
+          {"variant_literal", variant.empty() ? "0" : "'" + variant + "'"},
+          {"ptx", ptx}};
+}
+
+static nlohmann::json targetsView(const std::vector<std::string>& targets) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const std::string& target : targets) {
+    nlohmann::json entry = targetEntry(target);
+    entry["name"] = target;
+    list.push_back(std::move(entry));
+  }
+  return list;
 }
 
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
@@ -76,8 +94,9 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
     const Kernel& kernel = module.kernels[i];
     nlohmann::json view = toJson(kernel);
     view["index"] = i;
-    view["function"] = facts.name + "_" + kernel.launcher;
     view["has_params"] = !kernel.params.empty();
+    // Every target holds every kernel until the image says otherwise.
+    view["targets_mask"] = std::to_string((1ull << facts.targets.size()) - 1) + "u";
     size_t firstMap = tensorMaps.size();
     view["first_tensor_map"] = firstMap;
     nlohmann::json mapArguments = nlohmann::json::array();
@@ -92,10 +111,10 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
       nlohmann::json entry = tensorMapEntry(*kernel.params[p].tensorMap, kernel.params[p], kernel);
       // The kernel's first map with the same descriptor settings (this one if none): maps of
       // one group can share an encoding at run time, and the launcher compares group numbers.
-      entry["spec_group"] = slot;
+      entry["group"] = slot;
       for (size_t earlier = firstMap; earlier < tensorMaps.size(); ++earlier)
         if (sameDescriptorSettings(tensorMaps[earlier], entry)) {
-          entry["spec_group"] = earlier - firstMap;
+          entry["group"] = earlier - firstMap;
           break;
         }
       tensorMaps.push_back(std::move(entry));
@@ -114,7 +133,19 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
   for (const Record& record : module.records)
     records.push_back(toJson(record));
 
-  nlohmann::json view = runtimeView(facts);
+  nlohmann::json view = {{"module", facts.name},
+                         {"MODULE", llvm::StringRef(facts.name).upper()},
+                         {"tlc_version", tlcVersion()},
+                         {"inputs", facts.inputs},
+                         {"targets", targetsView(facts.targets)},
+                         {"target_count", facts.targets.size()},
+                         {"image",
+                          {{"file", facts.imageFile},
+                           {"embedded", facts.embedImage},
+                           {"symbol", "tlc_image_" + facts.name}}},
+                         {"launcher_types", facts.launcherTypes},
+                         {"uses_vector_types", false},
+                         {"api", moduleApiView()}};
   view["kernel_count"] = module.kernels.size();
   view["kernels"] = kernels;
   view["records"] = records;

@@ -12,18 +12,15 @@
 namespace tlc {
 
 struct LauncherFacts {
-  std::string name;                // module name: prefix of every API symbol
-  std::vector<std::string> inputs; // as the generated files' first line names them
-  std::vector<std::string> archs;  // e.g. sm_90a; "default" for nvcc's default
-  std::string imageFile;           // NAME.cubin or NAME.fatbin
+  std::string name;                 // module name: prefix of every API symbol
+  std::vector<std::string> inputs;  // as the generated files' first line names them
+  std::vector<std::string> targets; // the image's entries: sm_90a (SASS), compute_80 (PTX)
+  std::string imageFile;            // NAME.cubin or NAME.fatbin
   bool embedImage = true;
+  std::string launcherTypes; // the text of tlc/launcher.h, copied into NAME.h
 };
 
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts);
-
-// The part known before parsing: enough for NAME_runtime.h and NAME_runtime.cpp, which tlc
-// renders and compiles while it still parses.
-nlohmann::json runtimeView(const LauncherFacts& facts);
 
 // The parameter name used in generated C code: the kernel's, unless C or the launcher itself
 // reserves it ("restrict", "config", ...), then with a trailing underscore.

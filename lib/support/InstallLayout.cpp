@@ -4,7 +4,15 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#ifndef TLC_INSTALL_LIBDIR
+#error "TLC_INSTALL_LIBDIR must be defined by the build"
+#endif
+
 namespace tlc {
+
+std::string InstallLayout::runtimeLibrary() const {
+  return prefix + "/" TLC_INSTALL_LIBDIR "/tlc/libtlc_runtime.a";
+}
 
 InstallLayout installLayoutOf(const char* argv0) {
   static int anchor;

@@ -1,5 +1,6 @@
 // Where tlc's data lives relative to its binary: <prefix>/bin/tlc, <prefix>/share/tlc/templates,
-// <prefix>/include/tlc/annotations.h. The build tree mirrors this layout.
+// <prefix>/include/tlc/{annotations,launcher,runtime}.h, <prefix>/<libdir>/tlc/libtlc_runtime.a.
+// The build tree mirrors this layout.
 #pragma once
 
 #include <string>
@@ -11,6 +12,7 @@ struct InstallLayout {
 
   std::string templatesDir() const { return prefix + "/share/tlc/templates"; }
   std::string includeDir() const { return prefix + "/include"; }
+  std::string runtimeLibrary() const; // the launcher runtime archive every libNAME.so links
 };
 
 // The layout of the running executable (`argv0` helps where /proc is unavailable).

@@ -21,8 +21,8 @@
   do {                                                                                             \
     tlc_status status_ = (call);                                                                   \
     if (status_ != TLC_SUCCESS) {                                                                  \
-      fprintf(stderr, "FAIL: %s: %s\n", multi_file_status_string(status_),                        \
-              multi_file_last_error());                                                            \
+      fprintf(stderr, "FAIL: %s: %s\n", tlc_multi_file_status_string(status_),                        \
+              tlc_multi_file_last_error());                                                            \
       return 1;                                                                                    \
     }                                                                                              \
   } while (0)
@@ -49,7 +49,7 @@ int main(void) {
   CHECK_CU(cuMemcpyHtoD(din, in, bytes));
   CHECK_CU(cuMemsetD32(dout, 0x7fc00000u, (size_t)n)); /* NaN: every element must be written */
 
-  multi_file_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = (n + 255) / 256;
   config.block[0] = 256;
   multi_file_Affine affine = {0.75f, -0.5f};

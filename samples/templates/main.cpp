@@ -25,7 +25,7 @@ void expect(bool ok, const char* what) {
 bool launched(tlc_status status) {
   if (status == TLC_SUCCESS)
     return true;
-  std::printf("  FAIL %s: %s\n", templates_status_string(status), templates_last_error());
+  std::printf("  FAIL %s: %s\n", tlc_templates_status_string(status), tlc_templates_last_error());
   ++failures;
   return false;
 }
@@ -43,8 +43,8 @@ template <typename T> std::vector<T> toHost(const T* device, size_t count) {
   return host;
 }
 
-templates_config configFor(int n, int block = 256) {
-  templates_config config = {};
+tlc_config configFor(int n, int block = 256) {
+  tlc_config config = {};
   config.grid[0] = static_cast<unsigned>((n + block - 1) / block);
   config.block[0] = static_cast<unsigned>(block);
   return config;
@@ -67,7 +67,7 @@ template <typename T> void checkAxpy(std::mt19937& random, int n) {
   T alpha = static_cast<T>(uniform(random));
   T* dx = toDevice(x);
   T* dy = toDevice(y);
-  templates_config config = configFor(n);
+  tlc_config config = configFor(n);
   tlc_status status;
   if constexpr (sizeof(T) == 4)
     status = templates_blas_axpy_float(&config, alpha, dx, dy, n);
@@ -95,7 +95,7 @@ void checkSum(std::mt19937& random, int n) {
   }
   float* din = toDevice(in);
   float* dout = toDevice(std::vector<float>{0.0f});
-  templates_config config = configFor(n);
+  tlc_config config = configFor(n);
   config.grid[0] = 128;
   if (launched(templates_blas_reduce_sum_256(&config, din, dout, n))) {
     float sum = toHost(dout, 1)[0];
@@ -116,7 +116,7 @@ void checkScale(std::mt19937& random, int n) {
   float factor = uniform(random);
   float* dx = toDevice(x);
   __half* dh = toDevice(h);
-  templates_config config = configFor(n);
+  tlc_config config = configFor(n);
   if (launched(templates_blas_scale_float_ptr_float_int(&config, dx, factor, n))) {
     std::vector<float> result = toHost(dx, n);
     bool ok = true;

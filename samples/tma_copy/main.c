@@ -113,7 +113,7 @@ static int failures = 0;
 
 static void report(const char* what, tlc_status status, long wrong) {
   if (status != TLC_SUCCESS) {
-    printf("  FAIL %s: %s: %s\n", what, tma_copy_status_string(status), tma_copy_last_error());
+    printf("  FAIL %s: %s: %s\n", what, tlc_tma_copy_status_string(status), tlc_tma_copy_last_error());
     ++failures;
   } else {
     printf("  %s %s (%ld wrong)\n", wrong ? "FAIL" : "ok  ", what, wrong);
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
   tlc_tensor transposed = tensor_of(dtransposed, COLS, ROWS, t_pitch);
 
   /* One block per 64 x 64 tile of the input; partial tiles at the right and bottom edges. */
-  tma_copy_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = (COLS + TILE - 1) / TILE;
   config.grid[1] = (ROWS + TILE - 1) / TILE;
   tlc_status status;

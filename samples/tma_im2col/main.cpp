@@ -93,8 +93,8 @@ CUtensorMap encodeInput(const tlc_tensor& tensor) {
 void check(const char* what, tlc_status status, CUdeviceptr output,
            const std::vector<double>& expected, const std::vector<double>& magnitude) {
   if (status != TLC_SUCCESS) {
-    std::printf("  FAIL %s: %s: %s\n", what, tma_im2col_status_string(status),
-                tma_im2col_last_error());
+    std::printf("  FAIL %s: %s: %s\n", what, tlc_tma_im2col_status_string(status),
+                tlc_tma_im2col_last_error());
     ++failures;
     return;
   }
@@ -176,7 +176,7 @@ int main() {
 
   std::printf("tma_im2col: %d x %d x %d x %d f16 input, %d x %d x %d filter, padding %d x %d\n",
               kBatch, kHeight, kWidth, kChannels, kOutChannels, kFilterH, kFilterW, kPadH, kPadW);
-  tma_im2col_config config = {};
+  tlc_config config = {};
   config.grid[0] = (kOutPixels + kPixels - 1) / kPixels;
   config.block[0] = kThreads;
   config.shared_bytes = kSharedBytes; // over 48 KiB: the launcher raises the kernel's limit

@@ -43,12 +43,12 @@ int main(void) {
   CHECK_CU(cuMemcpyHtoD(db, b, bytes));
   CHECK_CU(cuMemcpyHtoD(dout, out, bytes));
 
-  vadd_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = (n + 255) / 256;
   config.block[0] = 256;
   tlc_status status = vadd_vadd(&config, (const float*)da, (const float*)db, (float*)dout, n);
   if (status != TLC_SUCCESS) {
-    fprintf(stderr, "FAIL: %s: %s\n", vadd_status_string(status), vadd_last_error());
+    fprintf(stderr, "FAIL: %s: %s\n", tlc_vadd_status_string(status), tlc_vadd_last_error());
     return 1;
   }
   CHECK_CU(cuCtxSynchronize());

@@ -2,6 +2,8 @@
 #include "Driver.h"
 #include "EntryPoints.h"
 
+#include <cstdio>
+
 namespace fake_cuda {
 
 namespace {
@@ -35,6 +37,12 @@ bool deviceAttribute(const Device& device, CUdevice_attribute attribute, int& va
     return true;
   case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH:
     value = device.major >= 9;
+    return true;
+  case CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE:
+    value = maxPersistingL2(device);
+    return true;
+  case CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE:
+    value = maxAccessPolicyWindow(device);
     return true;
   default:
     return false;
@@ -96,6 +104,24 @@ CUresult CUDAAPI deviceGetAttribute(int* value, CUdevice_attribute attribute, CU
   return call.finish(CUDA_SUCCESS);
 }
 
+int maxPersistingL2(const Device& device) { return device.major >= 8 ? 30 << 20 : 0; }
+int maxAccessPolicyWindow(const Device& device) { return device.major >= 8 ? 128 << 20 : 0; }
+
+CUresult CUDAAPI deviceGetName(char* name, int length, CUdevice device) {
+  Call call("cuDeviceGetName");
+  call.record().device = device;
+  if (CUresult early = call.start())
+    return call.finish(early);
+  if (!name || length <= 0)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (!call.state().validDevice(device))
+    return call.finish(CUDA_ERROR_INVALID_DEVICE);
+  const Device& state = call.state().devices[device];
+  std::snprintf(name, static_cast<size_t>(length), "Fake CUDA device %d.%d", state.major,
+                state.minor);
+  return call.finish(CUDA_SUCCESS);
+}
+
 CUresult CUDAAPI primaryCtxRetain(CUcontext* context, CUdevice device) {
   Call call("cuDevicePrimaryCtxRetain");
   call.record().device = device;
@@ -149,6 +175,43 @@ CUresult CUDAAPI ctxGetDevice(CUdevice* device) {
   if (!current || current->destroyed)
     return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   *device = current->device;
+  return call.finish(CUDA_SUCCESS);
+}
+
+// Only CU_LIMIT_PERSISTING_L2_CACHE_SIZE, per context; `value` logs it (in bytes, as an int).
+CUresult CUDAAPI ctxGetLimit(size_t* value, CUlimit limit) {
+  Call call("cuCtxGetLimit");
+  CUctx_st* current = currentContext();
+  call.record().attribute = limit;
+  if (current)
+    call.record().device = current->device;
+  if (CUresult early = call.start())
+    return call.finish(early);
+  if (!value || limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (!current || current->destroyed)
+    return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  *value = current->persistingL2;
+  call.record().value = static_cast<int>(*value);
+  return call.finish(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI ctxSetLimit(CUlimit limit, size_t value) {
+  Call call("cuCtxSetLimit");
+  CUctx_st* current = currentContext();
+  call.record().attribute = limit;
+  call.record().value = static_cast<int>(value);
+  if (current)
+    call.record().device = current->device;
+  if (CUresult early = call.start())
+    return call.finish(early);
+  if (limit != CU_LIMIT_PERSISTING_L2_CACHE_SIZE)
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  if (!current || current->destroyed)
+    return call.finish(CUDA_ERROR_INVALID_CONTEXT);
+  if (value > static_cast<size_t>(maxPersistingL2(call.state().devices[current->device])))
+    return call.finish(CUDA_ERROR_INVALID_VALUE);
+  current->persistingL2 = value;
   return call.finish(CUDA_SUCCESS);
 }
 

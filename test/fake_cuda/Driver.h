@@ -20,6 +20,7 @@ struct CUctx_st {
   int device = 0;
   bool primary = false;
   bool destroyed = false;
+  size_t persistingL2 = 0; // CU_LIMIT_PERSISTING_L2_CACHE_SIZE
 };
 
 struct CUlib_st {
@@ -61,6 +62,10 @@ struct Device {
 
 // The most dynamic shared memory a block may opt in to on `device`, as on the real parts.
 int sharedMemoryOptin(const Device& device);
+// Persisting L2 (compute capability 8.0 and newer): the most a context may set aside, and the
+// largest access-policy window.
+int maxPersistingL2(const Device& device);
+int maxAccessPolicyWindow(const Device& device);
 
 struct Failure {
   CUresult result = CUDA_SUCCESS;

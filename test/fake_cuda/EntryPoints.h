@@ -12,12 +12,15 @@ CUresult CUDAAPI init(unsigned int flags);
 CUresult CUDAAPI deviceGetCount(int* count);
 CUresult CUDAAPI deviceGet(CUdevice* device, int ordinal);
 CUresult CUDAAPI deviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device);
+CUresult CUDAAPI deviceGetName(char* name, int length, CUdevice device);
 CUresult CUDAAPI primaryCtxRetain(CUcontext* context, CUdevice device);
 CUresult CUDAAPI primaryCtxRelease(CUdevice device);
 CUresult CUDAAPI ctxGetCurrent(CUcontext* context);
 CUresult CUDAAPI ctxGetDevice(CUdevice* device);
 CUresult CUDAAPI ctxPushCurrent(CUcontext context);
 CUresult CUDAAPI ctxPopCurrent(CUcontext* context);
+CUresult CUDAAPI ctxGetLimit(size_t* value, CUlimit limit);
+CUresult CUDAAPI ctxSetLimit(CUlimit limit, size_t value);
 
 // Libraries.cpp
 CUresult CUDAAPI libraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions,

@@ -17,8 +17,8 @@ namespace {
 constexpr unsigned kBlocks = 8;
 constexpr unsigned kThreads = 256;
 
-big_shared_config configFor(unsigned sharedBytes) {
-  big_shared_config config = {};
+tlc_config configFor(unsigned sharedBytes) {
+  tlc_config config = {};
   config.grid[0] = kBlocks;
   config.block[0] = kThreads;
   config.shared_bytes = sharedBytes;
@@ -39,7 +39,7 @@ void checkLaunch(unsigned sharedBytes, std::mt19937& random) {
   CHECK_RT(cudaMemcpy(din, in.data(), total * sizeof(unsigned), cudaMemcpyHostToDevice));
   CHECK_RT(cudaMemcpy(dout, out.data(), total * sizeof(unsigned), cudaMemcpyHostToDevice));
 
-  big_shared_config config = configFor(sharedBytes);
+  tlc_config config = configFor(sharedBytes);
   CHECK_TLC(big_shared, big_shared_reverse_through_shared(&config, din, dout, count));
   CHECK_RT(cudaDeviceSynchronize());
   CHECK_RT(cudaMemcpy(out.data(), dout, total * sizeof(unsigned), cudaMemcpyDeviceToHost));
@@ -54,11 +54,11 @@ void checkLaunch(unsigned sharedBytes, std::mt19937& random) {
 }
 
 void checkRefused(unsigned sharedBytes) {
-  big_shared_config config = configFor(sharedBytes);
+  tlc_config config = configFor(sharedBytes);
   tlc_status status = big_shared_reverse_through_shared(&config, nullptr, nullptr, 0);
   gpu_expect(status == TLC_ERROR_INVALID_VALUE,
              "%u bytes, over the device's limit, are refused (%s: %s)", sharedBytes,
-             big_shared_status_string(status), big_shared_last_error());
+             tlc_big_shared_status_string(status), tlc_big_shared_last_error());
 }
 
 } // namespace

@@ -25,8 +25,8 @@ struct Buffers {
   unsigned* ranks = nullptr;
 };
 
-cluster_config configFor(unsigned blocks, unsigned clusterX) {
-  cluster_config config = {};
+tlc_config configFor(unsigned blocks, unsigned clusterX) {
+  tlc_config config = {};
   config.grid[0] = blocks;
   config.block[0] = kThreads;
   config.cluster[0] = clusterX;
@@ -61,8 +61,8 @@ void check(const char* what, unsigned size, const Buffers& b, std::mt19937& rand
       cudaMemcpy(b.ranks, ranks.data(), ranks.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
   tlc_status status = launch();
   if (!gpu_expect(status == TLC_SUCCESS, "%s: launched (%s%s%s)", what,
-                  cluster_status_string(status), status ? ": " : "",
-                  status ? cluster_last_error() : ""))
+                  tlc_cluster_status_string(status), status ? ": " : "",
+                  status ? tlc_cluster_last_error() : ""))
     return;
   CHECK_RT(cudaDeviceSynchronize());
   CHECK_RT(cudaMemcpy(out.data(), b.out, kCount * sizeof(int), cudaMemcpyDeviceToHost));
@@ -87,7 +87,7 @@ bool hasClustersOf16() {
 
 void checkRefused(const char* what, tlc_status status) {
   gpu_expect(status == TLC_ERROR_INVALID_VALUE, "%s is refused (%s: %s)", what,
-             cluster_status_string(status), cluster_last_error());
+             tlc_cluster_status_string(status), tlc_cluster_last_error());
 }
 
 } // namespace
@@ -101,7 +101,7 @@ int main() {
   CHECK_RT(cudaMalloc(&b.ranks, 2 * kBlocks * sizeof(unsigned)));
 
   check("rotate_pairs, __cluster_dims__(2,1,1)", 2, b, random, [&] {
-    cluster_config config = configFor(kBlocks, 0);
+    tlc_config config = configFor(kBlocks, 0);
     return cluster_rotate_pairs(&config, b.in, b.out, b.ranks);
   });
   // {0,0,0}: no cluster attribute at all, so every block is a cluster of one.
@@ -110,24 +110,24 @@ int main() {
     std::snprintf(what, sizeof what, "rotate, config.cluster = {%u,%u,%u}", size, size ? 1 : 0,
                   size ? 1 : 0);
     check(what, size ? size : 1, b, random, [&] {
-      cluster_config config = configFor(kBlocks, size);
+      tlc_config config = configFor(kBlocks, size);
       return cluster_rotate(&config, b.in, b.out, b.ranks);
     });
   }
   // Over the portable limit of 8: the launcher must opt the kernel in first.
   if (hasClustersOf16()) {
     check("rotate, config.cluster = {16,1,1} (non-portable)", 16, b, random, [&] {
-      cluster_config config = configFor(kBlocks, 16);
+      tlc_config config = configFor(kBlocks, 16);
       return cluster_rotate(&config, b.in, b.out, b.ranks);
     });
   } else {
     std::printf("SKIP: clusters of 16 blocks: only checked on compute capability 9.0\n");
   }
 
-  cluster_config odd = configFor(kBlocks, 3);
+  tlc_config odd = configFor(kBlocks, 3);
   checkRefused("rotate with a grid of 64 in clusters of 3",
                cluster_rotate(&odd, b.in, b.out, b.ranks));
-  cluster_config short_grid = configFor(kBlocks - 1, 0);
+  tlc_config short_grid = configFor(kBlocks - 1, 0);
   checkRefused("rotate_pairs (clusters of 2) with a grid of 63",
                cluster_rotate_pairs(&short_grid, b.in, b.out, b.ranks));
 

@@ -42,7 +42,7 @@ static void launchAndCheck(const char* caller, CUcontext owner, CUdeviceptr out,
 
   CUcontext before = NULL, after = NULL;
   CHECK_CU(cuCtxGetCurrent(&before));
-  pattern_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = (kCount + 127) / 128;
   config.block[0] = 128;
   CHECK_TLC(pattern, pattern_fill_pattern(&config, (unsigned*)out, seed, kCount));

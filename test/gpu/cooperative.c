@@ -16,8 +16,8 @@ typedef struct Buffers {
   unsigned maxBlocks;
 } Buffers;
 
-static cooperative_config configFor(unsigned blocks) {
-  cooperative_config config = {0};
+static tlc_config configFor(unsigned blocks) {
+  tlc_config config = {0};
   config.grid[0] = blocks;
   config.block[0] = kThreads;
   config.cooperative = 1;
@@ -51,7 +51,7 @@ static void checkGrid(const char* what, unsigned blocks, Buffers* b, uint64_t* r
   poison(b->dpartial, blocks);
   poison(b->dtotals, blocks);
 
-  cooperative_config config = configFor(blocks);
+  tlc_config config = configFor(blocks);
   CHECK_TLC(cooperative, cooperative_sum_everywhere(&config, (const unsigned*)b->din, kCount,
                                                     (unsigned*)b->dpartial, (unsigned*)b->dtotals));
   CHECK_CU(cuCtxSynchronize());
@@ -74,13 +74,13 @@ static void checkGrid(const char* what, unsigned blocks, Buffers* b, uint64_t* r
 }
 
 static void checkTooLarge(Buffers* b) {
-  cooperative_config config = configFor(b->maxBlocks + 1);
+  tlc_config config = configFor(b->maxBlocks + 1);
   tlc_status status = cooperative_sum_everywhere(&config, (const unsigned*)b->din, kCount,
                                                  (unsigned*)b->dpartial, (unsigned*)b->dtotals);
   gpu_expect(status == TLC_ERROR_LAUNCH &&
-                 strstr(cooperative_last_error(), "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"),
+                 strstr(tlc_cooperative_last_error(), "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"),
              "%u blocks (one more than fit) are refused (%s: %s)", b->maxBlocks + 1,
-             cooperative_status_string(status), cooperative_last_error());
+             tlc_cooperative_status_string(status), tlc_cooperative_last_error());
 }
 
 int main(void) {
@@ -91,7 +91,7 @@ int main(void) {
   CUfunction function;
   CHECK_CU(
       cuDeviceGetAttribute(&multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
-  CHECK_TLC(cooperative, cooperative_get_function(COOPERATIVE_KERNEL_sum_everywhere, 0, &function));
+  CHECK_TLC(cooperative, tlc_cooperative_get_function(TLC_COOPERATIVE_KERNEL_sum_everywhere, 0, &function));
   CHECK_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, function, kThreads, 0));
   printf("info: %d multiprocessors, %d blocks of %d threads each\n", multiprocessors,
          perMultiprocessor, kThreads);

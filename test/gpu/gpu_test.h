@@ -81,8 +81,8 @@ static inline CUdevice gpu_use_primary_context(int ordinal) {
   do {                                                                                             \
     tlc_status status_ = (call);                                                                   \
     if (status_ != TLC_SUCCESS)                                                                    \
-      gpu_abort(__FILE__, __LINE__, #call, module##_status_string(status_),                        \
-                module##_last_error());                                                            \
+      gpu_abort(__FILE__, __LINE__, #call, tlc_##module##_status_string(status_),                        \
+                tlc_##module##_last_error());                                                            \
   } while (0)
 
 #ifdef CUDART_VERSION

@@ -1,9 +1,9 @@
 // test/gpu graph: launcher calls recorded by stream capture on a non-blocking stream (passed in
 // the config), instantiated as a CUDA graph and replayed; the state is checked after every
 // replay. Three launches are captured: add_scaled twice (typed launcher, then
-// graph_launch_kernel) and mix, which depends on them through the stream's order.
+// tlc_graph_launch_kernel) and mix, which depends on them through the stream's order.
 //
-// Two rounds: one with the module loaded before capture (graph_load), one after graph_unload,
+// Two rounds: one with the module loaded before capture (tlc_graph_load), one after tlc_graph_unload,
 // where the first captured launch loads the module while the stream is capturing.
 #include "graph.h"
 
@@ -25,8 +25,8 @@ struct State {
   unsigned factor1 = 0, factor2 = 0, key = 0;
 };
 
-graph_config configOn(cudaStream_t stream) {
-  graph_config config = {};
+tlc_config configOn(cudaStream_t stream) {
+  tlc_config config = {};
   config.grid[0] = (kCount + 255) / 256;
   config.block[0] = 256;
   config.stream = stream;
@@ -65,12 +65,12 @@ unsigned expectedAcc(const State& s, int i, unsigned replays) {
 
 // Records the three launches on `stream`; returns the instantiated graph.
 cudaGraphExec_t capture(State& s, cudaStream_t stream) {
-  graph_config config = configOn(stream);
+  tlc_config config = configOn(stream);
   CHECK_RT(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   CHECK_TLC(graph, graph_add_scaled(&config, s.dacc, s.dx, s.factor1, kCount));
   int n = kCount;
   void* args[] = {&s.dacc, &s.dx, &s.factor2, &n};
-  CHECK_TLC(graph, graph_launch_kernel(&config, GRAPH_KERNEL_add_scaled, args));
+  CHECK_TLC(graph, tlc_graph_launch_kernel(&config, TLC_GRAPH_KERNEL_add_scaled, args));
   CHECK_TLC(graph, graph_mix(&config, s.dacc, s.dout, s.key, kCount));
   cudaGraph_t graph = nullptr;
   CHECK_RT(cudaStreamEndCapture(stream, &graph));
@@ -132,9 +132,9 @@ int main() {
   CHECK_RT(cudaMalloc(&s.dacc, kCount * sizeof(unsigned)));
   CHECK_RT(cudaMalloc(&s.dout, kCount * sizeof(unsigned)));
 
-  CHECK_TLC(graph, graph_load(0));
+  CHECK_TLC(graph, tlc_graph_load(0));
   runRound(s, stream, random, "loaded before capture");
-  CHECK_TLC(graph, graph_unload());
+  CHECK_TLC(graph, tlc_graph_unload());
   runRound(s, stream, random, "loaded by the first captured launch");
 
   CHECK_RT(cudaFree(s.dx));

@@ -27,10 +27,10 @@ static int archNumber(const char* arch) {
 static void expectNoBinary(const char* what, tlc_status status, int major, int minor) {
   char capability[64];
   snprintf(capability, sizeof capability, "compute capability %d.%d", major, minor);
-  const char* message = pattern_sm80_last_error();
+  const char* message = tlc_pattern_sm80_last_error();
   gpu_expect(status == TLC_ERROR_NO_BINARY && strstr(message, capability) &&
                  strstr(message, "sm_80"),
-             "%s: %s, naming %s and sm_80 (%s)", what, pattern_sm80_status_string(status),
+             "%s: %s, naming %s and sm_80 (%s)", what, tlc_pattern_sm80_status_string(status),
              capability, message);
 }
 
@@ -39,13 +39,13 @@ static void checkSm80Only(CUdeviceptr out, int major, int minor) {
     printf("SKIP: a compute capability %d.%d device runs sm_80 code\n", major, minor);
     return;
   }
-  expectNoBinary("pattern_sm80_load(0)", pattern_sm80_load(0), major, minor);
-  pattern_sm80_config config = {0};
+  expectNoBinary("tlc_pattern_sm80_load(0)", tlc_pattern_sm80_load(0), major, minor);
+  tlc_config config = {0};
   config.grid[0] = 1;
   config.block[0] = 32;
   expectNoBinary("a launch after that", pattern_sm80_fill_pattern(&config, (unsigned*)out, 1u, 32),
                  major, minor);
-  expectNoBinary("pattern_sm80_load(0) again", pattern_sm80_load(0), major, minor);
+  expectNoBinary("tlc_pattern_sm80_load(0) again", tlc_pattern_sm80_load(0), major, minor);
 }
 
 static void checkFatbin(CUdeviceptr out, uint64_t* random) {
@@ -54,7 +54,7 @@ static void checkFatbin(CUdeviceptr out, uint64_t* random) {
   for (unsigned i = 0; i < kCount; ++i)
     values[i] = ~patternAt(seed, i);
   CHECK_CU(cuMemcpyHtoD(out, values, kCount * sizeof(unsigned)));
-  pattern_fat_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = (kCount + 255) / 256;
   config.block[0] = 256;
   CHECK_TLC(pattern_fat, pattern_fat_fill_pattern(&config, (unsigned*)out, seed, kCount));

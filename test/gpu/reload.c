@@ -1,6 +1,6 @@
-/* test/gpu reload: launch, check, reload_unload(), 50 times over. Iterations alternate between
- * the embedded image and the same image read from a file (reload_set_image_path, argv[1]), and
- * between loading at the first launch and loading ahead with reload_load(0). The caller holds
+/* test/gpu reload: launch, check, tlc_reload_unload(), 50 times over. Iterations alternate between
+ * the embedded image and the same image read from a file (tlc_reload_set_image_path, argv[1]), and
+ * between loading at the first launch and loading ahead with tlc_reload_load(0). The caller holds
  * its own reference to the primary context, so its memory outlives every unload.
  *
  * usage: reload PATH-TO-reload.cubin */
@@ -34,7 +34,7 @@ static void fillInputs(Buffers* b, uint64_t* random) {
 
 /* Launches saxpy and returns how many outputs differ from fmaf(a, x, y). */
 static int launchAndCount(Buffers* b, float a) {
-  reload_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = (kCount + 255) / 256;
   config.block[0] = 256;
   CHECK_TLC(reload, reload_saxpy(&config, a, (const float*)b->dx, (const float*)b->dy,
@@ -50,32 +50,32 @@ static int launchAndCount(Buffers* b, float a) {
 
 /* One iteration: choose the image source and the way of loading, launch, check, unload. */
 static int iterate(int iteration, const char* imageFile, Buffers* b, uint64_t* random) {
-  CHECK_TLC(reload, reload_set_image_path(iteration % 2 ? imageFile : NULL));
+  CHECK_TLC(reload, tlc_reload_set_image_path(iteration % 2 ? imageFile : NULL));
   if (iteration % 3 == 0)
-    CHECK_TLC(reload, reload_load(0));
+    CHECK_TLC(reload, tlc_reload_load(0));
   fillInputs(b, random);
   float a = gpu_uniform(random, -2.0f, 2.0f);
   int wrong = launchAndCount(b, a);
-  CHECK_TLC(reload, reload_unload());
+  CHECK_TLC(reload, tlc_reload_unload());
   return wrong;
 }
 
 /* The image path is fixed while loaded, and a missing file fails the load cleanly. */
 static void checkImagePathRules(const char* imageFile, Buffers* b, uint64_t* random) {
-  CHECK_TLC(reload, reload_load(0));
-  tlc_status status = reload_set_image_path(imageFile);
+  CHECK_TLC(reload, tlc_reload_load(0));
+  tlc_status status = tlc_reload_set_image_path(imageFile);
   gpu_expect(status == TLC_ERROR_INVALID_VALUE, "set_image_path while loaded is refused (%s: %s)",
-             reload_status_string(status), reload_last_error());
-  CHECK_TLC(reload, reload_unload());
+             tlc_reload_status_string(status), tlc_reload_last_error());
+  CHECK_TLC(reload, tlc_reload_unload());
 
-  CHECK_TLC(reload, reload_set_image_path("/nonexistent/reload.cubin"));
-  status = reload_load(0);
+  CHECK_TLC(reload, tlc_reload_set_image_path("/nonexistent/reload.cubin"));
+  status = tlc_reload_load(0);
   gpu_expect(status == TLC_ERROR_IMAGE, "a missing image file fails the load (%s: %s)",
-             reload_status_string(status), reload_last_error());
-  CHECK_TLC(reload, reload_set_image_path(NULL));
+             tlc_reload_status_string(status), tlc_reload_last_error());
+  CHECK_TLC(reload, tlc_reload_set_image_path(NULL));
   fillInputs(b, random);
   gpu_expect(launchAndCount(b, 0.5f) == 0, "the embedded image launches after that failure");
-  CHECK_TLC(reload, reload_unload());
+  CHECK_TLC(reload, tlc_reload_unload());
 }
 
 int main(int argc, char** argv) {

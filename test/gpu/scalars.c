@@ -1,7 +1,7 @@
 /* test/gpu scalars: kernels without pointer parameters. check_scalars gets nine scalars of
  * mixed sizes (a padded struct among them) and __trap()s unless their digest equals the last
  * argument; count_launch has no parameters at all. They report through __device__ counters
- * that the host reads from the module (scalars_get_function, cuFuncGetModule).
+ * that the host reads from the module (tlc_scalars_get_function, cuFuncGetModule).
  *
  * 100 launches with fresh random values must all pass the check and be counted; then one launch
  * with a wrong digest must trap, so that the context's synchronisation fails. That comes last:
@@ -75,7 +75,7 @@ static Scalars randomScalars(uint64_t* random) {
 
 /* Launches check_scalars with `v` and `expected`: typed, or through launch_kernel. */
 static tlc_status launchCheck(const Scalars* v, uint64_t expected, int generic) {
-  scalars_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = kBlocks;
   config.block[0] = kThreads;
   if (!generic)
@@ -85,7 +85,7 @@ static tlc_status launchCheck(const Scalars* v, uint64_t expected, int generic) 
   unsigned long long wanted = expected;
   void* args[] = {&copy.c, &copy.s, &copy.i,  &copy.ll, &copy.f,
                   &copy.d, &copy.m, &copy.u8, &wanted};
-  return scalars_launch_kernel(&config, SCALARS_KERNEL_check_scalars, args);
+  return tlc_scalars_launch_kernel(&config, TLC_SCALARS_KERNEL_check_scalars, args);
 }
 
 /* The device address of a __device__ variable of the module, found through its functions. */
@@ -94,7 +94,7 @@ static CUdeviceptr moduleGlobal(const char* name) {
   CUmodule module;
   CUdeviceptr address;
   size_t size = 0;
-  CHECK_TLC(scalars, scalars_get_function(SCALARS_KERNEL_count_launch, 0, &function));
+  CHECK_TLC(scalars, tlc_scalars_get_function(TLC_SCALARS_KERNEL_count_launch, 0, &function));
   CHECK_CU(cuFuncGetModule(&module, function));
   CHECK_CU(cuModuleGetGlobal(&address, &size, module, name));
   if (size != sizeof(unsigned long long))
@@ -135,12 +135,12 @@ static void checkMatchingScalars(uint64_t* random) {
 static void checkNoParameters(uint64_t* random) {
   CUdeviceptr launches = moduleGlobal("g_plain_launches");
   unsigned long long start = startCounter(launches, random);
-  scalars_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = 3;
   config.block[0] = 32;
   for (int launch = 0; launch < kPlainLaunches; ++launch) {
     if (launch % 2)
-      CHECK_TLC(scalars, scalars_launch_kernel(&config, SCALARS_KERNEL_count_launch, NULL));
+      CHECK_TLC(scalars, tlc_scalars_launch_kernel(&config, TLC_SCALARS_KERNEL_count_launch, NULL));
     else
       CHECK_TLC(scalars, scalars_count_launch(&config));
   }

@@ -5,7 +5,7 @@
 //
 // Half the threads make the primary context current first and half leave no context current,
 // so both of the launcher's context paths run concurrently. Every tenth launch goes through
-// stress_launch_kernel instead of the typed launcher.
+// tlc_stress_launch_kernel instead of the typed launcher.
 #include "stress.h"
 
 #include <cuda_runtime.h>
@@ -51,14 +51,14 @@ void startTogether() {
 }
 
 void launchOnce(Lane& lane, unsigned long long value, bool generic) {
-  stress_config config = {};
+  tlc_config config = {};
   config.grid[0] = 1;
   config.block[0] = kElements;
   config.stream = lane.stream;
   int n = kElements;
   if (generic) {
     void* args[] = {&lane.counters, &n, &value};
-    CHECK_TLC(stress, stress_launch_kernel(&config, STRESS_KERNEL_accumulate, args));
+    CHECK_TLC(stress, tlc_stress_launch_kernel(&config, TLC_STRESS_KERNEL_accumulate, args));
   } else {
     CHECK_TLC(stress, stress_accumulate(&config, lane.counters, n, value));
   }

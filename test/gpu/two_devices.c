@@ -35,7 +35,7 @@ static void launchOn(Device* d, int ordinal, unsigned* values, uint64_t* random)
   CHECK_CU(cuCtxPushCurrent(d->primary));
   CHECK_CU(cuMemcpyHtoD(d->out, values, kCount * sizeof(unsigned)));
   CHECK_CU(cuCtxPopCurrent(NULL));
-  pattern_config config = {0};
+  tlc_config config = {0};
   config.grid[0] = (kCount + 255) / 256;
   config.block[0] = 256;
   config.device = ordinal;

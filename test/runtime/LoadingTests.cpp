@@ -19,7 +19,7 @@ namespace {
 
 // Launches basic's `scale` (the simplest to call) on `device`.
 tlc_status launchScale(int device, unsigned grid = 4) {
-  basic_config config = makeConfig<basic_config>(grid, 128, device);
+  tlc_config config = makeConfig<tlc_config>(grid, 128, device);
   return basic_scale(&config, nullptr, 2.0f, 512);
 }
 
@@ -40,13 +40,13 @@ std::set<std::string> basicSymbols() {
 TEST_CASE("nothing calls the driver before the first launch") {
   useDevices("9.0");
   int kernel = -1;
-  CHECK(basic_kernel_count() == BASIC_KERNEL_COUNT);
-  CHECK(std::string(basic_kernel_name(BASIC_KERNEL_vadd)) == "_Z4vaddPKfS0_Pfi");
-  CHECK(basic_find_kernel("vadd", &kernel) == TLC_SUCCESS);
-  CHECK(std::string(basic_status_string(TLC_ERROR_IMAGE)) == "TLC_ERROR_IMAGE");
-  CHECK(std::string(basic_last_error()).empty());
-  CHECK(basic_set_image_path(nullptr) == TLC_SUCCESS);
-  CHECK(basic_unload() == TLC_SUCCESS);
+  CHECK(tlc_basic_kernel_count() == TLC_BASIC_KERNELS);
+  CHECK(std::string(tlc_basic_kernel_name(TLC_BASIC_KERNEL_vadd)) == "_Z4vaddPKfS0_Pfi");
+  CHECK(tlc_basic_find_kernel("vadd", &kernel) == TLC_SUCCESS);
+  CHECK(std::string(tlc_basic_status_string(TLC_ERROR_IMAGE)) == "TLC_ERROR_IMAGE");
+  CHECK(std::string(tlc_basic_last_error()).empty());
+  CHECK(tlc_basic_set_image_path(nullptr) == TLC_SUCCESS);
+  CHECK(tlc_basic_unload() == TLC_SUCCESS);
   REQUIRE(fake_cuda_log_size() == 0);
 
   REQUIRE(launchScale(0) == TLC_SUCCESS);
@@ -57,7 +57,7 @@ TEST_CASE("nothing calls the driver before the first launch") {
 
 TEST_CASE("the image is loaded once and each kernel looked up once, however many launches") {
   useDevices("9.0");
-  basic_config config = makeConfig<basic_config>(4, 64);
+  tlc_config config = makeConfig<tlc_config>(4, 64);
   for (int i = 0; i < 3; ++i) {
     REQUIRE(basic_vadd(&config, nullptr, nullptr, nullptr, 0) == TLC_SUCCESS);
     REQUIRE(basic_scale(&config, nullptr, 1.0f, 0) == TLC_SUCCESS);
@@ -66,7 +66,7 @@ TEST_CASE("the image is loaded once and each kernel looked up once, however many
   CHECK(countCalls("cuLaunchKernel") == 9);
   CHECK(countCalls("cuInit") == 1);
   CHECK(countCalls("cuLibraryLoadData") == 1);
-  CHECK(countCalls("cuLibraryGetKernel") == BASIC_KERNEL_COUNT);
+  CHECK(countCalls("cuLibraryGetKernel") == TLC_BASIC_KERNELS);
   CHECK(symbolsLookedUp() == basicSymbols());
   CHECK(countCalls("cuDevicePrimaryCtxRetain") == 1);
   // Each kernel's function in the primary context is resolved once: the first kernel when the
@@ -74,9 +74,9 @@ TEST_CASE("the image is loaded once and each kernel looked up once, however many
   std::set<std::string> resolved;
   for (const fake_cuda_call& call : loggedCalls("cuKernelGetFunction"))
     CHECK(resolved.insert(call.symbol).second);
-  CHECK(resolved == std::set<std::string>{basic_kernel_name(0), basic_kernel_name(BASIC_KERNEL_vadd),
-                                          basic_kernel_name(BASIC_KERNEL_scale),
-                                          basic_kernel_name(BASIC_KERNEL_stage)});
+  CHECK(resolved == std::set<std::string>{tlc_basic_kernel_name(0), tlc_basic_kernel_name(TLC_BASIC_KERNEL_vadd),
+                                          tlc_basic_kernel_name(TLC_BASIC_KERNEL_scale),
+                                          tlc_basic_kernel_name(TLC_BASIC_KERNEL_stage)});
   for (const fake_cuda_call& launch : loggedCalls("cuLaunchKernel"))
     CHECK(launch.handle != nullptr);
   std::set<std::string> entryPoints;
@@ -84,9 +84,9 @@ TEST_CASE("the image is loaded once and each kernel looked up once, however many
     CHECK(entryPoints.insert(call.symbol).second); // each asked for once
 }
 
-TEST_CASE("NAME_load prepares a device without launching") {
+TEST_CASE("tlc_NAME_load prepares a device without launching") {
   useDevices("9.0");
-  REQUIRE(basic_load(0) == TLC_SUCCESS);
+  REQUIRE(tlc_basic_load(0) == TLC_SUCCESS);
   CHECK(countCalls("cuLibraryLoadData") == 1);
   CHECK(fake_cuda_primary_retains(0) == 1);
   CHECK(fake_cuda_chosen_sm(0) == 90);
@@ -94,7 +94,7 @@ TEST_CASE("NAME_load prepares a device without launching") {
   CHECK(fake_cuda_current_context() == nullptr);
 
   fake_cuda_clear_log();
-  REQUIRE(basic_load(0) == TLC_SUCCESS);
+  REQUIRE(tlc_basic_load(0) == TLC_SUCCESS);
   REQUIRE(launchScale(0) == TLC_SUCCESS);
   CHECK(loggedFunctions() ==
         std::vector<std::string>{"cuCtxGetCurrent", "cuCtxPushCurrent", "cuKernelGetFunction",
@@ -183,7 +183,7 @@ TEST_CASE("unload releases every primary context and the library and the next la
   REQUIRE(fake_cuda_primary_retains(1) == 1);
   REQUIRE(fake_cuda_loaded_libraries() == 1);
 
-  REQUIRE(basic_unload() == TLC_SUCCESS);
+  REQUIRE(tlc_basic_unload() == TLC_SUCCESS);
   CHECK(fake_cuda_primary_retains(0) == 0);
   CHECK(fake_cuda_primary_retains(1) == 0);
   CHECK(fake_cuda_loaded_libraries() == 0);
@@ -191,12 +191,12 @@ TEST_CASE("unload releases every primary context and the library and the next la
   CHECK(countCalls("cuLibraryUnload") == 1);
 
   long logged = fake_cuda_log_size();
-  REQUIRE(basic_unload() == TLC_SUCCESS); // nothing left to release
+  REQUIRE(tlc_basic_unload() == TLC_SUCCESS); // nothing left to release
   CHECK(fake_cuda_log_size() == logged);
 
   REQUIRE(launchScale(1) == TLC_SUCCESS);
   CHECK(countCalls("cuLibraryLoadData") == 2);
-  CHECK(countCalls("cuLibraryGetKernel") == 2 * BASIC_KERNEL_COUNT);
+  CHECK(countCalls("cuLibraryGetKernel") == 2 * TLC_BASIC_KERNELS);
   CHECK(fake_cuda_loaded_libraries() == 1);
   CHECK(fake_cuda_primary_retains(1) == 1);
   CHECK(fake_cuda_primary_retains(0) == 0);
@@ -223,7 +223,7 @@ TEST_CASE("32 threads launching at once all succeed and share one set-up") {
     CHECK(statuses[i] == TLC_SUCCESS);
   CHECK(countCalls("cuInit") == 1);
   CHECK(countCalls("cuLibraryLoadData") == 1);
-  CHECK(countCalls("cuLibraryGetKernel") == BASIC_KERNEL_COUNT);
+  CHECK(countCalls("cuLibraryGetKernel") == TLC_BASIC_KERNELS);
   CHECK(countCalls("cuDevicePrimaryCtxRetain") == 2);
   CHECK(fake_cuda_primary_retains(0) == 1);
   CHECK(fake_cuda_primary_retains(1) == 1);
@@ -243,7 +243,7 @@ TEST_CASE("32 threads launching at once all succeed and share one set-up") {
 
 TEST_CASE("a multi-arch image serves each device with the image the driver picks") {
   useDevices("9.0,8.6");
-  multi_config config = makeConfig<multi_config>(2, 32, 0);
+  tlc_config config = makeConfig<tlc_config>(2, 32, 0);
   REQUIRE(multi_fill(&config, nullptr, 1.0f, 64) == TLC_SUCCESS);
   config.device = 1;
   REQUIRE(multi_fill(&config, nullptr, 1.0f, 64) == TLC_SUCCESS);
@@ -262,11 +262,11 @@ TEST_CASE("a multi-arch image serves each device with the image the driver picks
 
 TEST_CASE("a device no image can serve fails with TLC_ERROR_NO_BINARY naming its capability") {
   useDevices("9.0,10.0");
-  multi_config config = makeConfig<multi_config>(2, 32, 1);
+  tlc_config config = makeConfig<tlc_config>(2, 32, 1);
   REQUIRE(multi_fill(&config, nullptr, 1.0f, 64) == TLC_ERROR_NO_BINARY);
-  std::string message = multi_last_error();
+  std::string message = tlc_multi_last_error();
   CHECK_THAT(message, Catch::Contains("device 1") && Catch::Contains("compute capability 10.0") &&
-                          Catch::Contains("sm_80, sm_90a"));
+                          Catch::Contains("sm_80 (SASS), sm_90a (SASS)"));
   CHECK(fake_cuda_primary_retains(1) == 0); // given back
   CHECK(countCalls("cuLaunchKernel") == 0);
 
@@ -277,12 +277,12 @@ TEST_CASE("a device no image can serve fails with TLC_ERROR_NO_BINARY naming its
 TEST_CASE("an sm_90a image cannot serve a device of compute capability 8.6") {
   useDevices("8.6");
   REQUIRE(launchScale(0) == TLC_ERROR_NO_BINARY);
-  CHECK_THAT(basic_last_error(), Catch::Contains("compute capability 8.6"));
+  CHECK_THAT(tlc_basic_last_error(), Catch::Contains("compute capability 8.6"));
 }
 
 TEST_CASE("an external image is read from beside the library") {
   useDevices("9.0");
-  external_config config = makeConfig<external_config>(1, 32);
+  tlc_config config = makeConfig<tlc_config>(1, 32);
   REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
   auto loads = loggedCalls("cuLibraryLoadData");
   REQUIRE(loads.size() == 1);
@@ -292,19 +292,19 @@ TEST_CASE("an external image is read from beside the library") {
 
 TEST_CASE("set_image_path loads another image, and not while one is loaded") {
   useDevices("9.0");
-  external_config config = makeConfig<external_config>(1, 32);
+  tlc_config config = makeConfig<tlc_config>(1, 32);
   // external_fat has the same kernel in a fatbin of two images: the log tells them apart.
   std::string fatbin = moduleFile("external_fat/external_fat.fatbin");
-  REQUIRE(external_set_image_path(fatbin.c_str()) == TLC_SUCCESS);
+  REQUIRE(tlc_external_set_image_path(fatbin.c_str()) == TLC_SUCCESS);
   REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
   auto loads = loggedCalls("cuLibraryLoadData");
   REQUIRE(loads.size() == 1);
   CHECK(loads[0].image_count == 2);
 
-  CHECK(external_set_image_path(nullptr) == TLC_ERROR_INVALID_VALUE);
-  CHECK_THAT(external_last_error(), Catch::Contains("external_unload"));
-  REQUIRE(external_unload() == TLC_SUCCESS);
-  REQUIRE(external_set_image_path(nullptr) == TLC_SUCCESS);
+  CHECK(tlc_external_set_image_path(nullptr) == TLC_ERROR_INVALID_VALUE);
+  CHECK_THAT(tlc_external_last_error(), Catch::Contains("tlc_external_unload"));
+  REQUIRE(tlc_external_unload() == TLC_SUCCESS);
+  REQUIRE(tlc_external_set_image_path(nullptr) == TLC_SUCCESS);
   REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
   loads = loggedCalls("cuLibraryLoadData");
   REQUIRE(loads.size() == 2);
@@ -314,22 +314,22 @@ TEST_CASE("set_image_path loads another image, and not while one is loaded") {
 TEST_CASE("set_image_path to a missing file fails the launch with TLC_ERROR_IMAGE") {
   useDevices("9.0");
   const char* missing = "/nonexistent/tlc-runtime-test/external.cubin";
-  REQUIRE(external_set_image_path(missing) == TLC_SUCCESS);
-  external_config config = makeConfig<external_config>(1, 32);
+  REQUIRE(tlc_external_set_image_path(missing) == TLC_SUCCESS);
+  tlc_config config = makeConfig<tlc_config>(1, 32);
   REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_ERROR_IMAGE);
-  CHECK_THAT(external_last_error(), Catch::Contains(missing));
+  CHECK_THAT(tlc_external_last_error(), Catch::Contains(missing));
   CHECK(countCalls("cuLibraryLoadData") == 0);
 
-  REQUIRE(external_set_image_path(nullptr) == TLC_SUCCESS);
+  REQUIRE(tlc_external_set_image_path(nullptr) == TLC_SUCCESS);
   CHECK(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
 }
 
 TEST_CASE("an image without the module's kernels fails with TLC_ERROR_IMAGE and is unloaded") {
   useDevices("9.0");
   std::string other = moduleFile("external/external.cubin");
-  REQUIRE(basic_set_image_path(other.c_str()) == TLC_SUCCESS);
+  REQUIRE(tlc_basic_set_image_path(other.c_str()) == TLC_SUCCESS);
   REQUIRE(launchScale(0) == TLC_ERROR_IMAGE);
-  CHECK_THAT(basic_last_error(),
+  CHECK_THAT(tlc_basic_last_error(),
              Catch::Contains("is not in the device image") && Catch::Contains(other));
   CHECK(countCalls("cuLibraryUnload") == 1);
   CHECK(fake_cuda_loaded_libraries() == 0);
@@ -339,32 +339,32 @@ TEST_CASE("an image without the module's kernels fails with TLC_ERROR_IMAGE and 
 TEST_CASE("get_function gives the kernel's function in the device's primary context") {
   useDevices("9.0,9.0");
   CUfunction function = nullptr;
-  REQUIRE(basic_get_function(BASIC_KERNEL_stage, 1, &function) == TLC_SUCCESS);
+  REQUIRE(tlc_basic_get_function(TLC_BASIC_KERNEL_stage, 1, &function) == TLC_SUCCESS);
   REQUIRE(function != nullptr);
   std::vector<fake_cuda_call> calls;
   for (const fake_cuda_call& call : loggedCalls("cuKernelGetFunction"))
-    if (std::string(call.symbol) == basic_kernel_name(BASIC_KERNEL_stage))
+    if (std::string(call.symbol) == tlc_basic_kernel_name(TLC_BASIC_KERNEL_stage))
       calls.push_back(call);
   REQUIRE(calls.size() == 1);
   CHECK(calls[0].handle == function);
-  CHECK(std::string(calls[0].symbol) == basic_kernel_name(BASIC_KERNEL_stage));
+  CHECK(std::string(calls[0].symbol) == tlc_basic_kernel_name(TLC_BASIC_KERNEL_stage));
   CHECK(calls[0].context == fake_cuda_primary_context(1));
   CHECK(fake_cuda_current_context() == nullptr);
 
   CUfunction again = nullptr, onDevice0 = nullptr;
-  REQUIRE(basic_get_function(BASIC_KERNEL_stage, 1, &again) == TLC_SUCCESS);
+  REQUIRE(tlc_basic_get_function(TLC_BASIC_KERNEL_stage, 1, &again) == TLC_SUCCESS);
   CHECK(again == function);
-  REQUIRE(basic_get_function(BASIC_KERNEL_stage, 0, &onDevice0) == TLC_SUCCESS);
+  REQUIRE(tlc_basic_get_function(TLC_BASIC_KERNEL_stage, 0, &onDevice0) == TLC_SUCCESS);
   CHECK(onDevice0 != function);
 }
 
 TEST_CASE("get_function rejects a bad kernel, result pointer or device") {
   useDevices("9.0");
   CUfunction function = nullptr;
-  CHECK(basic_get_function(BASIC_KERNEL_COUNT, 0, &function) == TLC_ERROR_INVALID_VALUE);
-  CHECK(basic_get_function(-1, 0, &function) == TLC_ERROR_INVALID_VALUE);
-  CHECK(basic_get_function(BASIC_KERNEL_vadd, 0, nullptr) == TLC_ERROR_INVALID_VALUE);
-  CHECK(basic_get_function(BASIC_KERNEL_vadd, 1, &function) == TLC_ERROR_NO_DEVICE);
+  CHECK(tlc_basic_get_function(TLC_BASIC_KERNELS, 0, &function) == TLC_ERROR_INVALID_VALUE);
+  CHECK(tlc_basic_get_function(-1, 0, &function) == TLC_ERROR_INVALID_VALUE);
+  CHECK(tlc_basic_get_function(TLC_BASIC_KERNEL_vadd, 0, nullptr) == TLC_ERROR_INVALID_VALUE);
+  CHECK(tlc_basic_get_function(TLC_BASIC_KERNEL_vadd, 1, &function) == TLC_ERROR_NO_DEVICE);
   CHECK(function == nullptr);
   CHECK(countCalls("cuKernelGetFunction") == 0);
 }

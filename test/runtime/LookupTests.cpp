@@ -1,4 +1,4 @@
-// NAME_find_kernel: exact names first, then unique substrings, base names over _N variants.
+// tlc_NAME_find_kernel: exact names first, then unique substrings, base names over _N variants.
 // Lookup needs no driver, so every test also checks that the fake was never called.
 #include "FakeDriver.h"
 
@@ -17,14 +17,14 @@ constexpr int kUnset = -1;
 // The kernel `pattern` finds, or the failing status's name.
 std::string find(const char* pattern) {
   int kernel = kUnset;
-  tlc_status status = lookup_find_kernel(pattern, &kernel);
+  tlc_status status = tlc_lookup_find_kernel(pattern, &kernel);
   if (status != TLC_SUCCESS) {
     REQUIRE(kernel == kUnset); // a failed lookup leaves the result alone
-    return lookup_status_string(status);
+    return tlc_lookup_status_string(status);
   }
   REQUIRE(kernel >= 0);
-  REQUIRE(kernel < LOOKUP_KERNEL_COUNT);
-  return lookup_kernel_name(kernel);
+  REQUIRE(kernel < TLC_LOOKUP_KERNELS);
+  return tlc_lookup_kernel_name(kernel);
 }
 
 } // namespace
@@ -39,25 +39,25 @@ TEST_CASE("find_kernel finds an exact symbol") {
 
 TEST_CASE("find_kernel finds an exact launcher name") {
   useDevices("9.0");
-  CHECK(find("renamed") == lookup_kernel_name(LOOKUP_KERNEL_renamed));
-  CHECK(find("main_kernel_2") == lookup_kernel_name(LOOKUP_KERNEL_main_kernel_2));
-  CHECK(find("scale_cols") == lookup_kernel_name(LOOKUP_KERNEL_scale_cols));
+  CHECK(find("renamed") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_renamed));
+  CHECK(find("main_kernel_2") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_main_kernel_2));
+  CHECK(find("scale_cols") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_scale_cols));
   CHECK(fake_cuda_log_size() == 0);
 }
 
 TEST_CASE("find_kernel finds a unique substring of a symbol or launcher name") {
   useDevices("9.0");
-  CHECK(find("oth") == lookup_kernel_name(LOOKUP_KERNEL_other));
-  CHECK(find("original") == lookup_kernel_name(LOOKUP_KERNEL_renamed)); // in the symbol only
-  CHECK(find("name") == lookup_kernel_name(LOOKUP_KERNEL_renamed));
-  CHECK(find("rows") == lookup_kernel_name(LOOKUP_KERNEL_scale_rows));
+  CHECK(find("oth") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_other));
+  CHECK(find("original") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_renamed)); // in the symbol only
+  CHECK(find("name") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_renamed));
+  CHECK(find("rows") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_scale_rows));
   CHECK(fake_cuda_log_size() == 0);
 }
 
 TEST_CASE("find_kernel prefers a base name over its numbered variants") {
   useDevices("9.0");
-  CHECK(find("main") == lookup_kernel_name(LOOKUP_KERNEL_main_kernel));
-  CHECK(find("main_ker") == lookup_kernel_name(LOOKUP_KERNEL_main_kernel));
+  CHECK(find("main") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_main_kernel));
+  CHECK(find("main_ker") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_main_kernel));
   CHECK(fake_cuda_log_size() == 0);
 }
 
@@ -65,14 +65,14 @@ TEST_CASE("find_kernel keeps numbered variants apart when their base does not ma
   useDevices("9.0");
   // "kernel_" is in main_kernel_1 and main_kernel_2 but not in main_kernel.
   REQUIRE(find("kernel_") == "TLC_ERROR_AMBIGUOUS");
-  CHECK_THAT(lookup_last_error(),
+  CHECK_THAT(tlc_lookup_last_error(),
              Catch::Contains("_Z13main_kernel_1Pf") && Catch::Contains("_Z13main_kernel_2Pf"));
 }
 
 TEST_CASE("find_kernel reports an ambiguous pattern with its matches") {
   useDevices("9.0");
   REQUIRE(find("scale") == "TLC_ERROR_AMBIGUOUS");
-  std::string message = lookup_last_error();
+  std::string message = tlc_lookup_last_error();
   CHECK_THAT(message, Catch::Contains("'scale' matches 2 kernels") &&
                           Catch::Contains("_Z10scale_rowsPfi") &&
                           Catch::Contains("_Z10scale_colsPfi"));
@@ -83,16 +83,16 @@ TEST_CASE("find_kernel reports an ambiguous pattern with its matches") {
 TEST_CASE("find_kernel reports a pattern nothing matches") {
   useDevices("9.0");
   REQUIRE(find("no_such_kernel") == "TLC_ERROR_NOT_FOUND");
-  CHECK_THAT(lookup_last_error(), Catch::Contains("'no_such_kernel'"));
+  CHECK_THAT(tlc_lookup_last_error(), Catch::Contains("'no_such_kernel'"));
   CHECK(fake_cuda_log_size() == 0);
 }
 
 TEST_CASE("find_kernel rejects NULL arguments") {
   useDevices("9.0");
   int kernel = kUnset;
-  CHECK(lookup_find_kernel(nullptr, &kernel) == TLC_ERROR_INVALID_VALUE);
+  CHECK(tlc_lookup_find_kernel(nullptr, &kernel) == TLC_ERROR_INVALID_VALUE);
   CHECK(kernel == kUnset);
-  CHECK(lookup_find_kernel("main", nullptr) == TLC_ERROR_INVALID_VALUE);
-  CHECK_THAT(lookup_last_error(), Catch::Contains("must not be NULL"));
+  CHECK(tlc_lookup_find_kernel("main", nullptr) == TLC_ERROR_INVALID_VALUE);
+  CHECK_THAT(tlc_lookup_last_error(), Catch::Contains("must not be NULL"));
   CHECK(fake_cuda_log_size() == 0);
 }

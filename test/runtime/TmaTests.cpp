@@ -33,7 +33,7 @@ tlc_tensor matrix(std::uintptr_t address) {
 TEST_CASE("a tiled tensor map is encoded from the tensor and the parameter's annotation") {
   useDevices("9.0");
   tlc_tensor tensor = matrix(0x100000);
-  tma_config config = makeConfig<tma_config>(2, 128);
+  tlc_config config = makeConfig<tlc_config>(2, 128);
   REQUIRE(tma_same_spec(&config, &tensor, 7, &tensor) == TLC_SUCCESS);
 
   auto encodes = loggedCalls("cuTensorMapEncodeTiled");
@@ -65,7 +65,7 @@ TEST_CASE("a tiled tensor map is encoded from the tensor and the parameter's ann
 TEST_CASE("different tensors or annotations get tensor maps of their own") {
   useDevices("9.0");
   tlc_tensor first = matrix(0x100000), second = matrix(0x200000);
-  tma_config config = makeConfig<tma_config>(2, 128);
+  tlc_config config = makeConfig<tlc_config>(2, 128);
   REQUIRE(tma_same_spec(&config, &first, 1, &second) == TLC_SUCCESS);
   auto encodes = loggedCalls("cuTensorMapEncodeTiled");
   REQUIRE(encodes.size() == 2);
@@ -96,7 +96,7 @@ TEST_CASE("an im2col tensor map gets the annotation's corners, channels and pixe
   images.strides[0] = 64 * 2;
   images.strides[1] = 64 * 2 * 16;
   images.strides[2] = 64 * 2 * 16 * 16;
-  tma_config config = makeConfig<tma_config>(4, 128);
+  tlc_config config = makeConfig<tlc_config>(4, 128);
   REQUIRE(tma_convolve(&config, &images, nullptr) == TLC_SUCCESS);
 
   auto encodes = loggedCalls("cuTensorMapEncodeIm2col");
@@ -117,17 +117,17 @@ TEST_CASE("an im2col tensor map gets the annotation's corners, channels and pixe
 
 TEST_CASE("a tensor against the driver's rules fails with TLC_ERROR_INVALID_VALUE naming it") {
   useDevices("9.0");
-  tma_config config = makeConfig<tma_config>(2, 128);
+  tlc_config config = makeConfig<tlc_config>(2, 128);
   tlc_tensor good = matrix(0x100000), misaligned = matrix(0x100008);
   CHECK(tma_same_spec(&config, &good, 1, &misaligned) == TLC_ERROR_INVALID_VALUE);
-  CHECK_THAT(tma_last_error(),
+  CHECK_THAT(tlc_tma_last_error(),
              Catch::Contains("tma_same_spec: tensor 'b'") && Catch::Contains("16-byte aligned"));
   CHECK(tma_same_spec(&config, nullptr, 1, &good) == TLC_ERROR_INVALID_VALUE);
-  CHECK_THAT(tma_last_error(), Catch::Contains("tensor 'a' is NULL"));
+  CHECK_THAT(tlc_tma_last_error(), Catch::Contains("tensor 'a' is NULL"));
   tlc_tensor oddStride = matrix(0x100000);
   oddStride.strides[0] = 250;
   CHECK(tma_same_spec(&config, &oddStride, 1, &good) == TLC_ERROR_INVALID_VALUE);
-  CHECK_THAT(tma_last_error(), Catch::Contains("multiples of 16 bytes"));
+  CHECK_THAT(tlc_tma_last_error(), Catch::Contains("multiples of 16 bytes"));
   CHECK(countCalls("cuLaunchKernel") == 0);
 }
 
@@ -135,9 +135,9 @@ TEST_CASE("a tensor map the driver refuses to encode fails with TLC_ERROR_INVALI
   useDevices("9.0");
   fake_cuda_fail("cuTensorMapEncodeTiled", CUDA_ERROR_INVALID_VALUE, 1);
   tlc_tensor tensor = matrix(0x100000);
-  tma_config config = makeConfig<tma_config>(2, 128);
+  tlc_config config = makeConfig<tlc_config>(2, 128);
   REQUIRE(tma_same_spec(&config, &tensor, 1, &tensor) == TLC_ERROR_INVALID_VALUE);
-  CHECK_THAT(tma_last_error(),
+  CHECK_THAT(tlc_tma_last_error(),
              Catch::Contains("tensor 'a'") &&
                  Catch::Contains("cuTensorMapEncodeTiled rejected it: CUDA_ERROR_INVALID_VALUE"));
   CHECK(countCalls("cuLaunchKernel") == 0);
@@ -146,7 +146,7 @@ TEST_CASE("a tensor map the driver refuses to encode fails with TLC_ERROR_INVALI
 TEST_CASE("the _encoded entry point passes the caller's own descriptors") {
   useDevices("9.0");
   CUtensorMap first = {}, second = {};
-  tma_config config = makeConfig<tma_config>(2, 128);
+  tlc_config config = makeConfig<tlc_config>(2, 128);
   REQUIRE(tma_same_spec_encoded(&config, &first, 3, &second) == TLC_SUCCESS);
   fake_cuda_call launch = onlyCall("cuLaunchKernel");
   CHECK(launch.params[0] == &first);
@@ -155,5 +155,5 @@ TEST_CASE("the _encoded entry point passes the caller's own descriptors") {
   CHECK(countCalls("cuTensorMapEncodeTiled") == 0);
 
   CHECK(tma_same_spec_encoded(&config, &first, 3, nullptr) == TLC_ERROR_INVALID_VALUE);
-  CHECK_THAT(tma_last_error(), Catch::Contains("tma_same_spec_encoded: a tensor map is NULL"));
+  CHECK_THAT(tlc_tma_last_error(), Catch::Contains("tma_same_spec: tensor map 'b' is NULL"));
 }

@@ -2,6 +2,8 @@
 // every failure path leaving the output folder as it was.
 #include "TestSupport.h"
 
+#include "render/ModuleApi.h"
+
 #include "build/DeviceImage.h"
 #include "build/Toolchain.h"
 
@@ -67,12 +69,12 @@ std::set<std::string> exportedSymbols(const std::string& library) {
   return symbols;
 }
 
+// What lib<name>.so must export: the module API (tlc_<name>_*, from the one table that defines
+// it) and one NAME_<launcher> per kernel.
 std::set<std::string> apiOf(const std::string& name, std::initializer_list<std::string> launchers) {
   std::set<std::string> api;
-  for (const char* function : {"load", "unload", "last_error", "status_string", "set_image_path",
-                               "kernel_count", "kernel_name", "find_kernel", "launch_kernel",
-                               "get_function"})
-    api.insert(name + "_" + function);
+  for (const tlc::ModuleApiFunction& function : tlc::moduleApi())
+    api.insert("tlc_" + name + "_" + function.name);
   for (const std::string& launcher : launchers)
     api.insert(name + "_" + launcher);
   return api;
@@ -128,6 +130,8 @@ TEST_CASE("build vadd: outputs, C and C++ header, exact exports, image = manifes
   CHECK(asCpp.exitCode == 0);
 
   CHECK(exportedSymbols(out + "/libvadd.so") == apiOf("vadd", {"vadd"}));
+  for (const char* function : {"tlc_vadd_load", "tlc_vadd_last_error", "tlc_vadd_image_target"})
+    CHECK(exportedSymbols(out + "/libvadd.so").count(function) == 1);
   CommandResult dynamic = run({"readelf", "-d", out + "/libvadd.so"});
   CHECK_THAT(dynamic.output, !Contains("libcuda"));
 
@@ -136,7 +140,7 @@ TEST_CASE("build vadd: outputs, C and C++ header, exact exports, image = manifes
   CHECK(manifest["outputs"]["image"]["format"] == "cubin");
   CHECK(manifest["inputs"][0]["file"] == "vadd.cu");
   CHECK(manifest["inputs"][0]["sha256"].get<std::string>().size() == 64);
-  CHECK(manifest["commands"].size() == 5); // nvcc, runtime, launchers, embed image, link
+  CHECK(manifest["commands"].size() == 4); // nvcc, launcher, embed image, link
   checkImageMatchesManifest(out + "/vadd.cubin", manifest);
 }
 
@@ -144,17 +148,16 @@ TEST_CASE("the generated launcher compiles warning-free with -Wall -Wextra -Werr
   std::string out = scratchDir("build-werror") + "/out";
   buildOk({fixture("shapes/shapes.cu"), fixture("shapes/host_main.cu"), "--arch", "sm_90a",
            "--name", "shapes", "--emit-only", "-o", out});
-  CHECK(listFolder(out) == std::set<std::string>{"shapes.h", "shapes_launcher.cpp",
-                                                  "shapes_runtime.h", "shapes_runtime.cpp",
-                                                  "shapes_image.S"});
-  for (const char* standard : {"-std=c++17", "-std=c++20"})
-    for (const char* part : {"runtime", "launcher"}) {
-      CommandResult compile = run({"c++", standard, "-Wall", "-Wextra", "-Werror", "-fPIC",
-                                   "-I" + out, "-isystem", cudaInclude(), "-c",
-                                   out + "/shapes_" + part + ".cpp", "-o", out + "/part.o"});
-      INFO(standard << " " << part << ": " << compile.output);
-      CHECK(compile.exitCode == 0);
-    }
+  CHECK(listFolder(out) ==
+        std::set<std::string>{"shapes.h", "shapes_launcher.cpp", "shapes_image.S"});
+  for (const char* standard : {"-std=c++17", "-std=c++20"}) {
+    CommandResult compile = run({"c++", standard, "-Wall", "-Wextra", "-Werror", "-fPIC",
+                                 "-I" + out, "-isystem", TLC_STAGED_INCLUDE_DIR, "-isystem",
+                                 cudaInclude(), "-c", out + "/shapes_launcher.cpp", "-o",
+                                 out + "/launcher.o"});
+    INFO(standard << ": " << compile.output);
+    CHECK(compile.exitCode == 0);
+  }
 }
 
 TEST_CASE("a two-file module with templates, overloads, records, half and bf16 builds",
@@ -167,15 +170,15 @@ TEST_CASE("a two-file module with templates, overloads, records, half and bf16 b
   CHECK(manifest["archs"] == nlohmann::json::array({"sm_90a"}));
   checkImageMatchesManifest(out + "/shapes.cubin", manifest);
   std::string header = readText(out + "/shapes.h");
-  CHECK_THAT(header, Contains("shapes_halves(const shapes_config* config, const tlc_half* hp, "
+  CHECK_THAT(header, Contains("shapes_halves(const tlc_config* config, const tlc_half* hp, "
                               "tlc_bfloat16* bp, tlc_half h, tlc_bfloat16 b)"));
-  CHECK_THAT(header, Contains("shapes_extent(const shapes_config* config, shapes_geo_Extent e, "
+  CHECK_THAT(header, Contains("shapes_extent(const tlc_config* config, shapes_geo_Extent e, "
                               "const shapes_geo_Extent* all)"));
-  CHECK_THAT(header, Contains("shapes_copy_vec_float_4(const shapes_config* config, const float* "
+  CHECK_THAT(header, Contains("shapes_copy_vec_float_4(const tlc_config* config, const float* "
                               "TLC_RESTRICT in, float* TLC_RESTRICT out, int n)"));
-  CHECK_THAT(header, Contains("shapes_tensor(const shapes_config* config, const tlc_tensor* map, "
+  CHECK_THAT(header, Contains("shapes_tensor(const tlc_config* config, const tlc_tensor* map, "
                               "int n)"));
-  CHECK_THAT(header, Contains("shapes_tensor_encoded(const shapes_config* config, const "
+  CHECK_THAT(header, Contains("shapes_tensor_encoded(const tlc_config* config, const "
                               "CUtensorMap* map, int n)"));
   CHECK_THAT(header, Contains("  double origin[2];"));
 }
@@ -295,7 +298,7 @@ TEST_CASE("an nvcc error exits 3, shows nvcc's message and leaves OUTDIR as it w
       {"build", fixture("errors/bad_ptx.cu"), "--name", "vadd", "-o", out, "--keep-temps"});
   CHECK(kept.exitCode == 3);
   std::string folder = keptFolder(kept);
-  CHECK(llvm::sys::fs::exists(folder + "/work/vadd_runtime.cpp")); // rendered before nvcc ran
+  CHECK(llvm::sys::fs::exists(folder + "/work/vadd_launcher.cpp")); // rendered while nvcc ran
   llvm::sys::fs::remove_directories(folder);
   checkUntouched(out);
 }

@@ -206,6 +206,7 @@ int main(int argc, char** argv) {
   if (*buildCommand) {
     if (build.templateDir.empty())
       build.templateDir = layout.templatesDir();
+    build.runtimeLibrary = layout.runtimeLibrary();
     return finish(tlc::runBuild(build));
   }
 

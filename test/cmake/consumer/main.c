@@ -11,20 +11,20 @@
 int main(void) {
   enum { N = 1000, SCALE = 3 };
   consumer_driver driver;
-  consumer_kernels_config config = {0};
+  tlc_config config = {0};
   CUdeviceptr out = 0;
   int* host;
   int i, errors = 0;
   tlc_status status;
 
-  printf("C: %d kernel(s), the first is %s; block %d\n", consumer_kernels_kernel_count(),
-         consumer_kernels_kernel_name(0), CONSUMER_BLOCK);
-  status = consumer_kernels_load(0);
-  printf("C: consumer_kernels_load(0): %s\n", consumer_kernels_status_string(status));
+  printf("C: %d kernel(s), the first is %s; block %d\n", tlc_consumer_kernels_kernel_count(),
+         tlc_consumer_kernels_kernel_name(0), CONSUMER_BLOCK);
+  status = tlc_consumer_kernels_load(0);
+  printf("C: tlc_consumer_kernels_load(0): %s\n", tlc_consumer_kernels_status_string(status));
   if (status == TLC_ERROR_NO_DRIVER || status == TLC_ERROR_NO_DEVICE)
     return 0; /* built and linked; nothing to run here */
   if (status != TLC_SUCCESS) {
-    fprintf(stderr, "C: %s\n", consumer_kernels_last_error());
+    fprintf(stderr, "C: %s\n", tlc_consumer_kernels_last_error());
     return 1;
   }
 
@@ -34,7 +34,7 @@ int main(void) {
   config.block[0] = CONSUMER_BLOCK;
   status = consumer_kernels_fill(&config, (int*)out, N, SCALE);
   if (status != TLC_SUCCESS) {
-    fprintf(stderr, "C: consumer_kernels_fill: %s\n", consumer_kernels_last_error());
+    fprintf(stderr, "C: consumer_kernels_fill: %s\n", tlc_consumer_kernels_last_error());
     return 1;
   }
   host = (int*)malloc(N * sizeof(int));

@@ -10,18 +10,18 @@
 int main() {
   const int n = 1000, scale = 5;
   int kernel = -1;
-  if (consumer_kernels_find_kernel("fill", &kernel) != TLC_SUCCESS || kernel != 0) {
-    std::fprintf(stderr, "C++: find_kernel(\"fill\"): %s\n", consumer_kernels_last_error());
+  if (tlc_consumer_kernels_find_kernel("fill", &kernel) != TLC_SUCCESS || kernel != 0) {
+    std::fprintf(stderr, "C++: find_kernel(\"fill\"): %s\n", tlc_consumer_kernels_last_error());
     return 1;
   }
   std::printf("C++: found fill as kernel %d (%s); block %d\n", kernel,
-              consumer_kernels_kernel_name(kernel), CONSUMER_BLOCK);
-  tlc_status status = consumer_kernels_load(0);
-  std::printf("C++: consumer_kernels_load(0): %s\n", consumer_kernels_status_string(status));
+              tlc_consumer_kernels_kernel_name(kernel), CONSUMER_BLOCK);
+  tlc_status status = tlc_consumer_kernels_load(0);
+  std::printf("C++: tlc_consumer_kernels_load(0): %s\n", tlc_consumer_kernels_status_string(status));
   if (status == TLC_ERROR_NO_DRIVER || status == TLC_ERROR_NO_DEVICE)
     return 0; // built and linked; nothing to run here
   if (status != TLC_SUCCESS) {
-    std::fprintf(stderr, "C++: %s\n", consumer_kernels_last_error());
+    std::fprintf(stderr, "C++: %s\n", tlc_consumer_kernels_last_error());
     return 1;
   }
 
@@ -29,16 +29,16 @@ int main() {
   CUdeviceptr out = 0;
   if (consumer_driver_open(&driver) != 0 || driver.memAlloc(&out, n * sizeof(int)) != CUDA_SUCCESS)
     return 1;
-  consumer_kernels_config config = {};
+  tlc_config config = {};
   config.grid[0] = (n + CONSUMER_BLOCK - 1) / CONSUMER_BLOCK;
   config.block[0] = CONSUMER_BLOCK;
   int* pointer = reinterpret_cast<int*>(out);
   int count = n, factor = scale;
   void* args[] = {&pointer, &count, &factor};
-  status = consumer_kernels_launch_kernel(&config, kernel, args);
+  status = tlc_consumer_kernels_launch_kernel(&config, kernel, args);
   if (status != TLC_SUCCESS) {
-    std::fprintf(stderr, "C++: consumer_kernels_launch_kernel: %s\n",
-                 consumer_kernels_last_error());
+    std::fprintf(stderr, "C++: tlc_consumer_kernels_launch_kernel: %s\n",
+                 tlc_consumer_kernels_last_error());
     return 1;
   }
   std::vector<int> host(n);

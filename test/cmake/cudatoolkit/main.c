@@ -12,14 +12,14 @@ int main(void) {
     fprintf(stderr, "cudaRuntimeGetVersion gave %d\n", runtimeVersion);
     return 1;
   }
-  if (ctk_kernels_kernel_count() != 1) {
+  if (tlc_ctk_kernels_kernel_count() != 1) {
     fprintf(stderr, "expected one kernel\n");
     return 1;
   }
-  status = ctk_kernels_load(0);
-  printf("ctk_kernels_load(0): %s\n", ctk_kernels_status_string(status));
+  status = tlc_ctk_kernels_load(0);
+  printf("tlc_ctk_kernels_load(0): %s\n", tlc_ctk_kernels_status_string(status));
   if (status != TLC_SUCCESS && status != TLC_ERROR_NO_DRIVER && status != TLC_ERROR_NO_DEVICE) {
-    fprintf(stderr, "%s\n", ctk_kernels_last_error());
+    fprintf(stderr, "%s\n", tlc_ctk_kernels_last_error());
     return 1;
   }
   return 0;

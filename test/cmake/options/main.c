@@ -7,18 +7,18 @@
 int main(void) {
   int kernel = -1;
   tlc_status status;
-  if (options_kernel_count() != 1 || options_find_kernel("keep", &kernel) != TLC_SUCCESS) {
-    fprintf(stderr, "expected exactly the kernel `keep`: %s\n", options_last_error());
+  if (tlc_options_kernel_count() != 1 || tlc_options_find_kernel("keep", &kernel) != TLC_SUCCESS) {
+    fprintf(stderr, "expected exactly the kernel `keep`: %s\n", tlc_options_last_error());
     return 1;
   }
-  if (options_find_kernel("drop", &kernel) != TLC_ERROR_NOT_FOUND) {
+  if (tlc_options_find_kernel("drop", &kernel) != TLC_ERROR_NOT_FOUND) {
     fprintf(stderr, "`drop` should have been left out by ENTRIES\n");
     return 1;
   }
-  status = options_load(0);
-  printf("options_load(0): %s\n", options_status_string(status));
+  status = tlc_options_load(0);
+  printf("tlc_options_load(0): %s\n", tlc_options_status_string(status));
   if (status != TLC_SUCCESS && status != TLC_ERROR_NO_DRIVER && status != TLC_ERROR_NO_DEVICE) {
-    fprintf(stderr, "%s\n", options_last_error());
+    fprintf(stderr, "%s\n", tlc_options_last_error());
     return 1;
   }
   return 0;

@@ -1,4 +1,4 @@
-// Kernel names for NAME_find_kernel: a base name and its numbered variants, a renamed kernel,
+// Kernel names for tlc_NAME_find_kernel: a base name and its numbered variants, a renamed kernel,
 // and two kernels sharing a prefix.
 #include <tlc/annotations.h>
 

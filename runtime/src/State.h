@@ -1,0 +1,102 @@
+// A module's state at run time: the image loaded once per process (cuLibraryLoadData, context
+// independent), every kernel looked up once by its exact symbol, and each device set up at its
+// first use: primary context retained, the image checked against it. A device's state is then
+// published with one atomic store, and launches find it with one atomic load and take no lock.
+//
+// Unloading never races a launch: a launch counts itself in flight while it uses the state, and
+// tlc_NAME_unload() closes the module, waits for the launches in flight (a few microseconds) and
+// only then releases; a launch that finds the module closing waits for the unload and sets the
+// device up again.
+#pragma once
+
+#include "tlc/runtime.h"
+
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+
+namespace tlc::runtime {
+
+// What a device knows about one kernel.
+struct KernelSlot {
+  std::atomic<unsigned> sharedLimit{0}; // the dynamic shared memory limit in effect (0: not read)
+  std::atomic<bool> nonPortableCluster{false}; // cluster sizes over 8 allowed
+  // The kernel's function in the primary context, filled at first use: launching a CUfunction
+  // spares the driver resolving the CUkernel for the current context on every launch.
+  std::atomic<CUfunction> function{nullptr};
+};
+
+struct DeviceState {
+  int ordinal = 0;
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  int target = -1; // the image target this device runs (Targets.h), -1 if none
+  bool builtImage = true; // the image is the one tlc built, so KernelInfo::targets holds
+  size_t maxPersistingL2 = 0;  // CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE
+  size_t maxL2Window = 0;      // CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE
+  char name[96] = {};
+  std::atomic<CUcontext> primary{nullptr};
+  std::atomic<size_t> persistingL2{0}; // the primary context's persisting L2 limit, once raised
+  std::mutex mutex;                    // kernel attributes and limits on this device
+  KernelSlot* kernels = nullptr;       // [kernelCount]
+};
+
+struct ModuleState {
+  std::mutex mutex; // loading the image, setting devices up, unloading
+  std::atomic<int> inFlight{0};
+  std::atomic<bool> closing{false};
+  int deviceCount = 0;
+  std::atomic<std::atomic<DeviceState*>*> ready{nullptr}; // per device; null until launchable
+  DeviceState** devices = nullptr; // per device; kept for the process's lifetime
+  CUlibrary library = nullptr;
+  CUkernel* kernels = nullptr; // [kernelCount], looked up by exact symbol at load
+  void* imageCopy = nullptr;   // an image read from a file, kept while loaded
+  char* imagePath = nullptr;   // set by tlc_NAME_set_image_path
+  char jitLog[8192] = {};      // the driver's JIT messages (kept while loaded: JIT may be lazy)
+};
+
+// The module's state, made at first use; null (with a message) if host memory ran out.
+ModuleState* stateOf(Module& module);
+
+// A device in use by one launch (or get_function): counted in flight while it lives.
+class ActiveDevice {
+public:
+  ActiveDevice() = default;
+  ~ActiveDevice() { leave(); }
+  ActiveDevice(const ActiveDevice&) = delete;
+  ActiveDevice& operator=(const ActiveDevice&) = delete;
+
+  ModuleState& module() const { return *State; }
+  DeviceState& device() const { return *Device; }
+
+private:
+  friend tlc_status activate(Module& module, int ordinal, ActiveDevice& active);
+  bool enter(ModuleState& state, int ordinal);
+  void leave();
+
+  ModuleState* State = nullptr;
+  DeviceState* Device = nullptr;
+};
+
+// Makes device `ordinal` ready (opening the driver and loading the image the first time) and
+// counts the caller in flight on it until `active` goes.
+tlc_status activate(Module& module, int ordinal, ActiveDevice& active);
+
+// Releases every device and the image; the next launch loads again.
+tlc_status unloadModule(Module& module);
+
+// Reads device `ordinal`'s compute capability, opening the driver if needed (no image is
+// loaded).
+tlc_status deviceCapability(const Module& module, int ordinal, int& major, int& minor);
+
+// Failures naming the module, a call and a device (-1: none) or a kernel.
+tlc_status failCall(const Module& module, tlc_status status, int device, const char* call,
+                    CUresult result);
+tlc_status failKernel(const Module& module, tlc_status status, int kernel, int device,
+                      const char* call, CUresult result);
+// What a driver error means for the caller.
+tlc_status statusFor(CUresult result, tlc_status otherwise);
+// TLC_ERROR_NO_BINARY for a device the image (or one kernel of it) cannot serve.
+tlc_status failNoBinary(const Module& module, const DeviceState& device, int kernel);
+
+} // namespace tlc::runtime
