@@ -1,40 +1,36 @@
-// `tlc build`: parse and nvcc run concurrently; then render the launcher, verify the image,
-// compile the library, write the manifest, and publish everything at once.
-//
-//   cache lookup ──hit──> restore ─────────────────────────────────────────────────> publish
-//   parse + check ──> render ──> compile launcher.o ─┐
-//   nvcc (inputs x archs) ──> device link ──> verify ┴─> embed image ─> link .so (+ runtime.a)
-//                                                      ─> manifest ─> cache store ─> publish
-#include "checks/Analysis.h"
-#include "commands/Commands.h"
-#include "build/DeviceBuild.h"
-#include "frontend/Frontend.h"
-#include "build/DisplayPaths.h"
+// `tlc build`: resolve the options, look the build up in the cache, else plan it (BuildPlan.h)
+// and run the plan (Executor.h) with this file's task handlers; publish the outputs at once.
+#include "build/BuildKey.h"
+#include "build/BuildPlan.h"
 #include "build/Depfile.h"
+#include "build/DeviceBuild.h"
+#include "build/DisplayPaths.h"
+#include "build/Executor.h"
+#include "build/Steps.h"
+#include "build/HostBuild.h"
+#include "build/Manifest.h"
+#include "build/Publish.h"
+#include "build/Toolchain.h"
+#include "cache/Cache.h"
+#include "checks/Analysis.h"
 #include "checks/Entries.h"
+#include "commands/Commands.h"
+#include "frontend/Frontend.h"
+#include "render/LauncherView.h"
+#include "render/Templates.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
-#include "build/HostBuild.h"
-#include "cache/Cache.h"
-#include "render/LauncherView.h"
-#include "build/Manifest.h"
 #include "support/Identifiers.h"
-#include "build/Publish.h"
-#include "render/Templates.h"
 #include "support/Terminal.h"
-#include "build/Toolchain.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
-#include <mutex>
 #include <memory>
 #include <optional>
 #include <set>
@@ -53,54 +49,23 @@ llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   return name;
 }
 
-// Collects the first error of concurrent tasks; later ones only stop new work from starting.
-class FirstError {
-public:
-  void set(llvm::Error error) {
-    std::lock_guard<std::mutex> lock(Mutex);
-    if (Error)
-      llvm::consumeError(std::move(error));
-    else
-      Error = std::move(error);
-    Failed = true;
-  }
-  ~FirstError() { llvm::consumeError(std::move(Error)); } // one not taken is dropped
-  bool failed() const { return Failed; }
-  llvm::Error take() { return Error ? std::move(Error) : llvm::Error::success(); }
-
-private:
-  std::mutex Mutex;
-  llvm::Error Error = llvm::Error::success();
-  std::atomic<bool> Failed{false};
+// What a build reads besides its inputs: found once, before the build.
+struct BuildTools {
+  CudaToolkit toolkit;
+  HostCompiler compiler;        // unset with --emit-only
+  TemplateSet templates;
+  std::string launcherTypes;    // tlc/launcher.h, copied into NAME.h
+  std::string launcherTypesPath;
 };
 
-// Runs `steps` in parallel (bounded by `slots`); stops starting new ones after a failure.
-void runSteps(const std::vector<Step>& steps, const StepRunner& runner, JobSlots& slots,
-              FirstError& errors) {
-  std::vector<std::function<void()>> tasks;
-  for (const Step& step : steps)
-    tasks.push_back([&, step] {
-      SlotGuard slot(slots);
-      if (errors.failed())
-        return;
-      if (llvm::Error error = runner.run(step))
-        errors.set(std::move(error));
-    });
-  runConcurrently(std::move(tasks));
-}
-
-class Builder {
+class Builder : public TaskHandler {
 public:
-  Builder(const BuildOptions& options, std::string name, CudaToolkit toolkit,
-          HostCompiler compiler, TemplateSet templates, std::string launcherTypes,
-          std::unique_ptr<Staging> staging, BuildCache* cache,
-          std::map<std::string, std::vector<std::string>> inputNvccFlags)
-      : Options(options), Name(std::move(name)), Toolkit(std::move(toolkit)),
-        Compiler(std::move(compiler)), Templates(std::move(templates)),
-        LauncherTypes(std::move(launcherTypes)),
+  Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
+          BuildCache* cache)
+      : Options(options), Name(options.name), Tools(std::move(tools)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
         Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
-        InputNvccFlags(std::move(inputNvccFlags)), Host(planHost()) {
+        Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()) {
     Runner.verbose = options.sources.verbose;
     Runner.display = [this](const std::vector<std::string>& argv) {
       return Paths.commandLine(argv);
@@ -121,72 +86,58 @@ public:
       if (!computed)
         return computed.takeError();
       key = *computed;
-      if (std::optional<CacheHit> hit = Cache->find(key); hit && Cache->restore(*hit, Work->outputsDir())) {
+      if (std::optional<CacheHit> hit = Cache->find(key);
+          hit && Cache->restore(*hit, Work->outputsDir())) {
         Cache->count(true);
         Progress progress(1, Options.quiet);
-        progress.start("cached " + Name + " (" + llvm::sys::path::filename(hit->entryDir).str() + ")");
+        progress.start("cached " + Name + " (" +
+                       llvm::sys::path::filename(hit->entryDir).str() + ")");
         return finish(fileNames(hit->files), Name + ".json", hit->dependencies);
       }
       Cache->count(false);
     }
-    DevicePlan device = planDeviceBuild(deviceOptions(), Toolkit);
-    Progress progress(countSteps(device), Options.quiet);
-    Runner.progress = &progress;
-    FirstError parseErrors, deviceErrors;
-    std::optional<Analysis> analysis;
-    std::string nvccRelease, hostRelease;
-    runConcurrently({
-        [&] {
-          Progress* shown = Runner.progress;
-          if (shown)
-            shown->start("parse " + std::to_string(Options.sources.inputs.size()) + " file(s)");
-          auto analyzed = analyze(Options.sources.inputs, Options.sources.frontend, Toolkit,
-                                  &Slots);
-          if (!analyzed)
-            return parseErrors.set(analyzed.takeError());
-          if (llvm::Error error = prepareLauncher(*analyzed))
-            return parseErrors.set(std::move(error));
-          analysis = std::move(*analyzed);
-        },
-        [&] {
-          if (!Options.emitOnly)
-            buildDevice(device, deviceErrors);
-        },
-        [&] {
-          auto release = nvccVersion(Toolkit);
-          if (!release)
-            return deviceErrors.set(release.takeError());
-          nvccRelease = *release;
-          if (!Options.emitOnly)
-            hostRelease = hostCompilerVersion(Compiler);
-        },
-    });
-    // Source errors come first: nvcc would only repeat them.
-    if (parseErrors.failed())
-      return parseErrors.take();
-    if (deviceErrors.failed())
-      return deviceErrors.take();
-    std::vector<std::string> dependencies = dependenciesOf(*analysis, device);
+
+    BuildPlanOptions planOptions;
+    planOptions.inputCount = Options.sources.inputs.size();
+    planOptions.emitOnly = Options.emitOnly;
+    BuildPlan plan = planBuild(planOptions, Device, Host);
+    Progress progress(plan.progressTotal(), Options.quiet);
+    auto announce = [&](const Task& task) { progress.start(task.description); };
+    if (llvm::Error error = firstFailure(plan, executePlan(plan, *this, Slots, announce)))
+      return error;
+
+    std::vector<std::string> dependencies = dependenciesOf();
     if (Options.emitOnly) {
-      std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp"};
+      // What tlc would compile, and the image NAME_image.S embeds.
+      std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp", imageFile()};
       if (!Options.externalImage)
         sources.push_back(Name + "_image.S");
       return finish(sources, Name + ".h", dependencies);
     }
-
-    auto sms = verifyImages(device, Options.archs, analysis->module);
-    if (!sms)
-      return sms.takeError();
-    if (llvm::Error error = finishLibrary())
-      return error;
-    auto outputs = writeManifest(analysis->module, device, *sms, nvccRelease, hostRelease);
-    if (!outputs)
-      return outputs.takeError();
     if (Cache)
-      if (llvm::Error error = Cache->store(key, Work->outputsDir(), *outputs, dependencies))
+      if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, dependencies))
         printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
                                                    summarize(std::move(error)).message);
-    return finish(fileNames(*outputs), Name + ".json", dependencies);
+    return finish(fileNames(Outputs), Name + ".json", dependencies);
+  }
+
+  // The plan's tasks.
+  llvm::Error run(const Task& task) override {
+    switch (task.kind) {
+    case TaskKind::Parse:
+      return parse();
+    case TaskKind::Tool:
+      return Runner.run(*task.step);
+    case TaskKind::CheckImage:
+      return checkImage();
+    case TaskKind::Render:
+      return render();
+    case TaskKind::ToolVersions:
+      return readToolVersions();
+    case TaskKind::Manifest:
+      return writeManifest();
+    }
+    return internalError("unknown build task '" + task.description + "'");
   }
 
 private:
@@ -195,6 +146,21 @@ private:
     for (const CachedFile& file : files)
       names.push_back(file.name);
     return names;
+  }
+
+  // Source errors come first: nvcc would only repeat them. The other failures are dropped.
+  static llvm::Error firstFailure(const BuildPlan& plan, std::vector<TaskFailure> failures) {
+    std::stable_partition(failures.begin(), failures.end(), [&](const TaskFailure& failure) {
+      return plan.tasks[failure.task].kind == TaskKind::Parse;
+    });
+    llvm::Error first = llvm::Error::success();
+    for (TaskFailure& failure : failures) {
+      if (first)
+        llvm::consumeError(std::move(failure.error));
+      else
+        first = std::move(failure.error);
+    }
+    return first;
   }
 
   // Publishes `files` (from a build or the cache) and writes the depfile, whose target is
@@ -210,25 +176,20 @@ private:
     return writeDepfile(Options.depfile, target, dependencies);
   }
 
-  unsigned countSteps(const DevicePlan& device) const {
-    unsigned host = Options.emitOnly ? 0 : 2 + (Host.assembleImage ? 1 : 0);
-    return 1 + device.compiles.size() + device.links.size() + (device.package ? 1 : 0) + host;
-  }
-
-  // Every file the build read: inputs, the headers Clang and nvcc opened, the templates.
-  std::vector<std::string> dependenciesOf(const Analysis& analysis,
-                                          const DevicePlan& device) const {
+  // Every file the build read: inputs, the headers Clang and nvcc opened, the templates, the
+  // runtime's header and library.
+  std::vector<std::string> dependenciesOf() const {
     std::set<std::string> files;
     for (const std::string& file : Options.sources.inputs)
       files.insert(absolutePath(file));
-    for (const std::string& file : analysis.filesRead)
+    for (const std::string& file : Parsed->filesRead)
       files.insert(absolutePath(file));
-    for (const std::string& depfile : device.dependencyFiles)
+    for (const std::string& depfile : Device.dependencyFiles)
       for (const std::string& file : readDependencyFile(depfile))
         files.insert(absolutePath(file));
-    for (const std::string& file : Templates.files())
+    for (const std::string& file : Tools.templates.files())
       files.insert(absolutePath(file));
-    files.insert(absolutePath(launcherTypesFile()));
+    files.insert(absolutePath(Tools.launcherTypesPath));
     if (!Options.emitOnly)
       files.insert(absolutePath(Options.runtimeLibrary));
     return {files.begin(), files.end()};
@@ -241,46 +202,24 @@ private:
     key.add("tlc", tlcVersion());
     key.addFileIdentity("tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor));
     key.add("clang", clangVersion() + " " + clangResourceDir());
-    key.add("cuda", Toolkit.root + " " + std::to_string(Toolkit.cudaVersion));
-    for (const char* tool : {"bin/nvcc", "bin/ptxas", "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc"})
-      key.addFileIdentity(tool, Toolkit.root + "/" + tool);
-    key.addFileIdentity("host-compiler", Compiler.path);
-    key.add("name", Name);
-    const FrontendOptions& frontend = Options.sources.frontend;
-    for (const std::string& dir : frontend.includeDirs)
-      key.add("-I", absolutePath(dir));
-    for (const std::string& define : frontend.defines)
-      key.add("-D", define);
-    key.add("std", frontend.standard);
-    for (const std::string& arg : frontend.extraArgs)
-      key.add("clang-arg", arg);
-    for (const auto& [input, args] : frontend.inputArgs)
-      for (const std::string& arg : args)
-        key.add("clang-arg " + Paths.input(input), arg);
-    for (const auto& [input, flags] : InputNvccFlags)
-      for (const std::string& flag : flags)
-        key.add("nvcc-flag " + Paths.input(input), flag);
-    for (const std::string& arch : Options.archs)
-      key.add("arch", arch);
-    for (const std::string& flag : Options.nvccFlags)
-      key.add("nvcc-flag", flag);
-    for (const std::string& entry : Options.entries)
-      key.add("entry", entry);
-    key.add("external-image", Options.externalImage ? "yes" : "no");
-    // Under a compiler launcher inputs are compiled relocatable (DeviceBuild.h): other code.
-    key.add("compiler-launcher", Options.launcher.empty() ? "no" : "yes");
-    key.add("tlc-include", frontend.tlcIncludeDir);
+    const CudaToolkit& toolkit = Tools.toolkit;
+    key.add("cuda", toolkit.root + " " + std::to_string(toolkit.cudaVersion));
+    for (const char* tool :
+         {"bin/nvcc", "bin/ptxas", "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc"})
+      key.addFileIdentity(tool, toolkit.root + "/" + tool);
+    key.addFileIdentity("host-compiler", Tools.compiler.path);
+    addBuildOptions(key, Options, Paths);
     for (const std::string& input : Options.sources.inputs) {
-      key.add("input", Paths.input(input));
       auto digest = inputDigest(input);
       if (!digest)
         return digest.takeError();
-      key.add("input-content", *digest);
+      key.add("input-content " + Paths.input(input), *digest);
     }
-    for (const std::string& file : Templates.files())
-      if (llvm::Error error = key.addFile("template " + llvm::sys::path::filename(file).str(), file))
+    for (const std::string& file : Tools.templates.files())
+      if (llvm::Error error =
+              key.addFile("template " + llvm::sys::path::filename(file).str(), file))
         return error;
-    key.add("launcher-types", LauncherTypes);
+    key.add("launcher-types", Tools.launcherTypes);
     if (llvm::Error error = key.addFile("runtime-library", Options.runtimeLibrary))
       return error;
     return key.digest();
@@ -288,6 +227,7 @@ private:
 
   // An input's SHA-256, read once for the cache key and the manifest.
   llvm::Expected<std::string> inputDigest(const std::string& input) {
+    std::lock_guard<std::mutex> lock(DigestMutex);
     auto known = InputDigests.find(input);
     if (known != InputDigests.end())
       return known->second;
@@ -298,50 +238,83 @@ private:
   }
 
   DeviceBuildOptions deviceOptions() const {
+    const FrontendOptions& frontend = Options.sources.frontend;
     DeviceBuildOptions device;
     device.name = Name;
     device.inputs = Options.sources.inputs;
     device.archs = Options.archs;
-    device.defaultArch = defaultArch(Toolkit);
-    device.includeDirs = Options.sources.frontend.includeDirs;
-    device.defines = Options.sources.frontend.defines;
-    device.standard = Options.sources.frontend.standard;
+    device.defaultArch = defaultArch(Tools.toolkit);
+    device.includeDirs = frontend.includeDirs;
+    device.defines = frontend.defines;
+    device.standard = frontend.standard;
     device.nvccFlags = Options.nvccFlags;
-    device.tlcIncludeDir = Options.sources.frontend.tlcIncludeDir;
+    device.tlcIncludeDir = frontend.tlcIncludeDir;
     device.workDir = Work->workDir();
     device.launcher = Options.launcher;
-    device.inputFlags = InputNvccFlags;
+    device.inputFlags = Options.inputNvccFlags;
     return device;
   }
 
-  std::string launcherTypesFile() const {
-    return Options.sources.frontend.tlcIncludeDir + "/tlc/launcher.h";
+  HostPlan planHost() const {
+    HostBuildOptions host;
+    host.name = Name;
+    host.compiler = Tools.compiler.path;
+    host.cudaInclude = Tools.toolkit.includeDir;
+    host.tlcInclude = Options.sources.frontend.tlcIncludeDir;
+    host.runtimeLibrary = Options.runtimeLibrary;
+    host.sourceDir = sourceDir();
+    host.outputDir = Work->outputsDir();
+    host.workDir = Work->workDir();
+    host.library = Work->outputsDir() + "/lib" + Name + ".so";
+    host.embedImage = !Options.externalImage;
+    return host.compiler.empty() ? HostPlan() : planHostBuild(host);
   }
 
   std::string imageFile() const {
     return Name + (Options.archs.size() > 1 ? ".fatbin" : ".cubin");
   }
 
+  // The archs as the manifest and the launcher name them.
   std::vector<std::string> archLabels(const std::vector<unsigned>& sms = {}) const {
     if (!Options.archs.empty())
       return Options.archs;
     std::vector<std::string> labels;
     for (unsigned sm : sms)
       labels.push_back("sm_" + std::to_string(sm));
-    return labels.empty() ? std::vector<std::string>{defaultArch(Toolkit)} : labels;
+    return labels.empty() ? std::vector<std::string>{defaultArch(Tools.toolkit)} : labels;
   }
 
-  void buildDevice(const DevicePlan& plan, FirstError& errors) {
-    runSteps(plan.compiles, Runner, Slots, errors);
-    if (!errors.failed())
-      runSteps(plan.links, Runner, Slots, errors);
-    if (!errors.failed() && plan.package)
-      runSteps({*plan.package}, Runner, Slots, errors);
-    if (errors.failed())
-      return;
+  // The sources are temporaries, unless they are what was asked for (--emit-only).
+  std::string sourceDir() const {
+    return Options.emitOnly ? Work->outputsDir() : Work->workDir();
+  }
+
+  // Task: parse and check every input, then keep the kernels --entry selects.
+  llvm::Error parse() {
+    auto analyzed = analyze(Options.sources.inputs, Options.sources.frontend, Tools.toolkit,
+                            &Slots);
+    if (!analyzed)
+      return analyzed.takeError();
+    Module& module = analyzed->module;
+    if (module.kernels.empty())
+      return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
+    if (llvm::Error error = selectEntries(module, Options.entries))
+      return error;
+    Paths.relativize(module);
+    Parsed = std::move(*analyzed);
+    return llvm::Error::success();
+  }
+
+  // Task: every image's symbol table against the parsed kernels; the image goes to the outputs.
+  llvm::Error checkImage() {
+    auto sms = verifyImages(Device, Options.archs, Parsed->module);
+    if (!sms)
+      return sms.takeError();
+    ImageSms = std::move(*sms);
     std::string published = Work->outputsDir() + "/" + imageFile();
-    if (auto ec = llvm::sys::fs::copy_file(plan.image, published))
-      errors.set(inputError("cannot write '" + published + "': " + ec.message()));
+    if (auto ec = llvm::sys::fs::copy_file(Device.image, published))
+      return inputError("cannot write '" + published + "': " + ec.message());
+    return llvm::Error::success();
   }
 
   LauncherFacts launcherFacts() const {
@@ -352,94 +325,62 @@ private:
     facts.targets = archLabels();
     facts.imageFile = imageFile();
     facts.embedImage = !Options.externalImage;
-    facts.launcherTypes = LauncherTypes;
+    facts.launcherTypes = Tools.launcherTypes;
     return facts;
   }
 
-  // The sources are temporaries, unless they are what was asked for (--emit-only).
-  std::string sourceDir() const {
-    return Options.emitOnly ? Work->outputsDir() : Work->workDir();
-  }
-
-  llvm::Error render(const std::string& templateName, const nlohmann::json& view,
-                     const std::string& path) const {
-    auto text = Templates.render(templateName, view);
+  llvm::Error renderFile(const std::string& templateName, const nlohmann::json& view,
+                         const std::string& path) const {
+    auto text = Tools.templates.render(templateName, view);
     if (!text)
       return text.takeError();
     return writeFile(path, *text);
   }
 
-  // After the parse: select entries, render the header and the launchers, compile them while
-  // nvcc runs.
-  llvm::Error prepareLauncher(Analysis& analysis) {
-    Module& module = analysis.module;
-    if (module.kernels.empty())
-      return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
-    if (llvm::Error error = selectEntries(module, Options.entries))
+  // Task: NAME.h, NAME_launcher.cpp and NAME_image.S from the checked module.
+  llvm::Error render() {
+    nlohmann::json view = launcherView(Parsed->module, launcherFacts());
+    if (llvm::Error error =
+            renderFile("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
       return error;
-    Paths.relativize(module);
-    nlohmann::json view = launcherView(module, launcherFacts());
-    if (llvm::Error error = render("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
-      return error;
-    if (llvm::Error error = render("launcher.cpp", view,
-                                   sourceDir() + "/" + Name + "_launcher.cpp"))
+    if (llvm::Error error =
+            renderFile("launcher.cpp", view, sourceDir() + "/" + Name + "_launcher.cpp"))
       return error;
     if (!Options.externalImage)
-      if (llvm::Error error = render("image.S", view, sourceDir() + "/" + Name + "_image.S"))
-        return error;
-    if (Options.emitOnly)
-      return llvm::Error::success();
-    SlotGuard slot(Slots);
-    return Runner.run(Host.compileLauncher);
+      return renderFile("image.S", view, sourceDir() + "/" + Name + "_image.S");
+    return llvm::Error::success();
   }
 
-  HostPlan planHost() const {
-    HostBuildOptions host;
-    host.name = Name;
-    host.compiler = Compiler.path;
-    host.cudaInclude = Toolkit.includeDir;
-    host.tlcInclude = Options.sources.frontend.tlcIncludeDir;
-    host.runtimeLibrary = Options.runtimeLibrary;
-    host.sourceDir = Work->workDir();
-    host.outputDir = Work->outputsDir();
-    host.workDir = Work->workDir();
-    host.library = Work->outputsDir() + "/lib" + Name + ".so";
-    host.embedImage = !Options.externalImage;
-    return planHostBuild(host);
+  // Task: the versions the manifest records.
+  llvm::Error readToolVersions() {
+    auto release = nvccVersion(Tools.toolkit);
+    if (!release)
+      return release.takeError();
+    NvccRelease = *release;
+    HostRelease = hostCompilerVersion(Tools.compiler);
+    return llvm::Error::success();
   }
 
-  llvm::Error finishLibrary() {
-    if (Host.assembleImage)
-      if (llvm::Error error = Runner.run(*Host.assembleImage))
-        return error;
-    return Runner.run(Host.link);
-  }
-
-  // Writes NAME.json; returns the four outputs with their SHA-256, the manifest last.
-  llvm::Expected<std::vector<CachedFile>> writeManifest(const Module& module,
-                                                        const DevicePlan& device,
-                                                        const std::vector<unsigned>& sms,
-                                                        const std::string& nvccRelease,
-                                                        const std::string& hostRelease) {
+  // Task: NAME.json; records the four outputs with their SHA-256, the manifest last.
+  llvm::Error writeManifest() {
     ManifestFacts facts;
     facts.name = Name;
     facts.tlcVersion = tlcVersion();
     facts.clangVersion = clangVersion();
-    facts.nvccVersion = nvccRelease;
-    facts.hostCompilerVersion = hostRelease;
-    facts.archs = archLabels(sms);
-    const HostPlan& host = Host;
+    facts.nvccVersion = NvccRelease;
+    facts.hostCompilerVersion = HostRelease;
+    facts.archs = archLabels(ImageSms);
     std::vector<const Step*> steps;
-    for (const Step& step : device.compiles)
-      steps.push_back(&step);
-    for (const Step& step : device.links)
-      steps.push_back(&step);
-    if (device.package)
-      steps.push_back(&*device.package);
-    steps.push_back(&host.compileLauncher);
-    if (host.assembleImage)
-      steps.push_back(&*host.assembleImage);
-    steps.push_back(&host.link);
+    for (const std::vector<Step>* group : {&Device.compiles, &Device.links})
+      for (const Step& step : *group)
+        steps.push_back(&step);
+    for (const std::optional<Step>* step : {&Device.package})
+      if (*step)
+        steps.push_back(&**step);
+    steps.push_back(&Host.compileLauncher);
+    if (Host.assembleImage)
+      steps.push_back(&*Host.assembleImage);
+    steps.push_back(&Host.link);
     for (const Step* step : steps)
       facts.commands.push_back(Runner.commandLine(*step));
 
@@ -462,41 +403,44 @@ private:
       *digest = {file, *sha};
     }
     facts.embeddedImage = !Options.externalImage;
-    std::string manifest = buildManifest(module, facts).dump(2) + "\n";
+    std::string manifest = buildManifest(Parsed->module, facts).dump(2) + "\n";
     if (llvm::Error error = writeFile(out + "/" + Name + ".json", manifest))
       return error;
-    return std::vector<CachedFile>{{facts.image.path, facts.image.sha256},
-                                   {facts.library.path, facts.library.sha256},
-                                   {facts.header.path, facts.header.sha256},
-                                   {Name + ".json", sha256Hex(manifest)}};
+    Outputs = {{facts.image.path, facts.image.sha256},
+               {facts.library.path, facts.library.sha256},
+               {facts.header.path, facts.header.sha256},
+               {Name + ".json", sha256Hex(manifest)}};
+    return llvm::Error::success();
   }
 
   const BuildOptions& Options;
-  std::string Name;
-  CudaToolkit Toolkit;
-  HostCompiler Compiler;
-  TemplateSet Templates;
-  std::string LauncherTypes; // tlc/launcher.h, copied into NAME.h
+  const std::string& Name;
+  BuildTools Tools;
   std::unique_ptr<Staging> Work;
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
-  std::map<std::string, std::vector<std::string>> InputNvccFlags;
+  const DevicePlan Device;
   const HostPlan Host;
-  std::map<std::string, std::string> InputDigests; // by input path
   StepRunner Runner;
+  std::mutex DigestMutex;
+  std::map<std::string, std::string> InputDigests; // by input path
+  // What the tasks found, each written by one task and read by the tasks after it.
+  std::optional<Analysis> Parsed;
+  std::vector<unsigned> ImageSms;
+  std::string NvccRelease, HostRelease;
+  std::vector<CachedFile> Outputs;
 };
 
-} // namespace
-
-llvm::Error runBuild(const BuildOptions& requested) {
+// The options as the build uses them: the compile database's flags and archs applied, the
+// parse arch and the module's name decided.
+llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested) {
   BuildOptions options = requested;
   auto databaseFlags = applyCompileCommands(options.sources);
   if (!databaseFlags)
     return databaseFlags.takeError();
-  std::map<std::string, std::vector<std::string>> inputNvccFlags;
   for (const auto& [input, flags] : *databaseFlags) {
-    inputNvccFlags[input] = flags.nvcc;
+    options.inputNvccFlags[input] = flags.nvcc;
     if (requested.archs.empty()) // the build system's targets, unless --arch says otherwise
       for (const std::string& arch : flags.archs)
         if (std::find(options.archs.begin(), options.archs.end(), arch) == options.archs.end())
@@ -508,39 +452,56 @@ llvm::Error runBuild(const BuildOptions& requested) {
   auto name = moduleName(options);
   if (!name)
     return name.takeError();
-  if (llvm::Error error = checkInputFiles(options.sources.inputs))
-    return error;
+  options.name = *name;
+  return options;
+}
+
+llvm::Expected<BuildTools> findTools(const BuildOptions& options) {
+  BuildTools tools;
   auto toolkit = findCudaToolkit(options.sources.cudaPath);
   if (!toolkit)
     return toolkit.takeError();
-  HostCompiler compiler;
+  tools.toolkit = std::move(*toolkit);
   if (!options.emitOnly) {
-    auto found = findHostCompiler();
-    if (!found)
-      return found.takeError();
-    compiler = std::move(*found);
+    auto compiler = findHostCompiler();
+    if (!compiler)
+      return compiler.takeError();
+    tools.compiler = std::move(*compiler);
+    if (!llvm::sys::fs::exists(options.runtimeLibrary))
+      return toolchainError("the launcher runtime '" + options.runtimeLibrary +
+                            "' is missing (reinstall tlc)");
   }
   auto templates = TemplateSet::load(options.templateDir);
   if (!templates)
     return templates.takeError();
-  std::string launcherTypesPath = options.sources.frontend.tlcIncludeDir + "/tlc/launcher.h";
-  auto launcherTypes = readFile(launcherTypesPath);
+  tools.templates = std::move(*templates);
+  tools.launcherTypesPath = options.sources.frontend.tlcIncludeDir + "/tlc/launcher.h";
+  auto launcherTypes = readFile(tools.launcherTypesPath);
   if (!launcherTypes)
-    return toolchainError("cannot read '" + launcherTypesPath + "' (reinstall tlc): " +
+    return toolchainError("cannot read '" + tools.launcherTypesPath + "' (reinstall tlc): " +
                           llvm::toString(launcherTypes.takeError()));
-  if (!options.emitOnly && !llvm::sys::fs::exists(options.runtimeLibrary))
-    return toolchainError("the launcher runtime '" + options.runtimeLibrary +
-                          "' is missing (reinstall tlc)");
-  auto staging = Staging::create(options.outputDir);
+  tools.launcherTypes = std::move(*launcherTypes);
+  return tools;
+}
+
+} // namespace
+
+llvm::Error runBuild(const BuildOptions& requested) {
+  auto options = resolveOptions(requested);
+  if (!options)
+    return options.takeError();
+  if (llvm::Error error = checkInputFiles(options->sources.inputs))
+    return error;
+  auto tools = findTools(*options);
+  if (!tools)
+    return tools.takeError();
+  auto staging = Staging::create(options->outputDir);
   if (!staging)
     return staging.takeError();
-  bool useCache = !options.noCache && cacheEnabledByEnvironment() && !options.emitOnly &&
-                  !options.keepTemps;
+  bool useCache = !options->noCache && cacheEnabledByEnvironment() && !options->emitOnly &&
+                  !options->keepTemps;
   BuildCache cache(defaultCacheDir());
-  Builder builder(options, *name, std::move(*toolkit), std::move(compiler),
-                  std::move(*templates), std::move(*launcherTypes), std::move(*staging),
-                  useCache ? &cache : nullptr,
-                  std::move(inputNvccFlags));
+  Builder builder(*options, std::move(*tools), std::move(*staging), useCache ? &cache : nullptr);
   return builder.run();
 }
 

@@ -42,8 +42,6 @@ std::string StepRunner::commandLine(const Step& step) const {
 }
 
 llvm::Error StepRunner::run(const Step& step) const {
-  if (progress)
-    progress->start(step.description);
   if (verbose) {
     std::lock_guard<std::mutex> lock(outputMutex());
     llvm::errs() << shellQuote(step.argv) << "\n";

@@ -33,7 +33,6 @@ private:
 
 struct StepRunner {
   bool verbose = false;
-  Progress* progress = nullptr;
   // How the manifest records a command (build folders rewritten); -v prints the real one.
   std::function<std::string(const std::vector<std::string>&)> display;
 

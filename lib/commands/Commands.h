@@ -45,6 +45,8 @@ struct BuildOptions {
   std::string name;                   // --name; default: the first input's stem
   std::vector<std::string> archs;     // --arch, repeatable; none: nvcc's default
   std::vector<std::string> nvccFlags; // -Xnvcc, repeatable
+  // Per input (as named on the command line): nvcc flags from a compilation database.
+  std::map<std::string, std::vector<std::string>> inputNvccFlags;
   std::vector<std::string> entries;   // --entry, repeatable
   bool externalImage = false;         // --external-image
   bool emitOnly = false;              // --emit-only

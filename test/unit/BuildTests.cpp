@@ -148,8 +148,8 @@ TEST_CASE("the generated launcher compiles warning-free with -Wall -Wextra -Werr
   std::string out = scratchDir("build-werror") + "/out";
   buildOk({fixture("shapes/shapes.cu"), fixture("shapes/host_main.cu"), "--arch", "sm_90a",
            "--name", "shapes", "--emit-only", "-o", out});
-  CHECK(listFolder(out) ==
-        std::set<std::string>{"shapes.h", "shapes_launcher.cpp", "shapes_image.S"});
+  CHECK(listFolder(out) == std::set<std::string>{"shapes.h", "shapes_launcher.cpp",
+                                                  "shapes_image.S", "shapes.cubin"});
   for (const char* standard : {"-std=c++17", "-std=c++20"}) {
     CommandResult compile = run({"c++", standard, "-Wall", "-Wextra", "-Werror", "-fPIC",
                                  "-I" + out, "-isystem", TLC_STAGED_INCLUDE_DIR, "-isystem",
@@ -298,7 +298,7 @@ TEST_CASE("an nvcc error exits 3, shows nvcc's message and leaves OUTDIR as it w
       {"build", fixture("errors/bad_ptx.cu"), "--name", "vadd", "-o", out, "--keep-temps"});
   CHECK(kept.exitCode == 3);
   std::string folder = keptFolder(kept);
-  CHECK(llvm::sys::fs::exists(folder + "/work/vadd_launcher.cpp")); // rendered while nvcc ran
+  CHECK(llvm::sys::fs::is_directory(folder + "/work")); // where nvcc ran
   llvm::sys::fs::remove_directories(folder);
   checkUntouched(out);
 }

@@ -104,8 +104,8 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
   command.add_flag("--external-image", options.externalImage,
                    "Load NAME.cubin/.fatbin from beside libNAME.so instead of embedding it");
   command.add_flag("--emit-only", options.emitOnly,
-                   "Write the generated sources (NAME.h, NAME_launcher.cpp, NAME_runtime.h, "
-                   "NAME_runtime.cpp, NAME_image.S) without compiling");
+                   "Write the generated sources (NAME.h, NAME_launcher.cpp, NAME_image.S) and "
+                   "the device image, without compiling the library");
   command.add_flag("--keep-temps", options.keepTemps, "Keep the staging folder and say where");
   command.add_option("--template-dir", options.templateDir,
                      "Launcher templates to use instead of the installed ones");

@@ -1,0 +1,69 @@
+// Hashing every output-deciding field of the build options into the cache key.
+#include "build/BuildKey.h"
+
+#include "support/Files.h"
+
+namespace tlc {
+
+namespace {
+
+void addList(CacheKey& key, llvm::StringRef label, const std::vector<std::string>& values) {
+  for (const std::string& value : values)
+    key.add(label, value);
+}
+
+void addPerInput(CacheKey& key, llvm::StringRef label,
+                 const std::map<std::string, std::vector<std::string>>& values,
+                 const DisplayPaths& paths) {
+  for (const auto& [input, flags] : values)
+    for (const std::string& flag : flags)
+      key.add(label.str() + " " + paths.input(input), flag);
+}
+
+void addFrontend(CacheKey& key, const FrontendOptions& frontend, const DisplayPaths& paths) {
+  [[maybe_unused]] const auto& [includeDirs, defines, standard, arch, extraArgs, inputArgs,
+                                tlcIncludeDir, jobs, color] = frontend;
+  for (const std::string& dir : includeDirs)
+    key.add("-I", absolutePath(dir));
+  addList(key, "-D", defines);
+  key.add("std", standard);
+  key.add("parse-arch", arch);
+  addList(key, "clang-arg", extraArgs);
+  addPerInput(key, "clang-arg", inputArgs, paths);
+  key.add("tlc-include", tlcIncludeDir);
+  // Not in the key: `jobs` (how many tools at once) and `color` (how diagnostics look).
+}
+
+void addSources(CacheKey& key, const SourceOptions& sources, const DisplayPaths& paths) {
+  [[maybe_unused]] const auto& [inputs, frontend, cudaPath, compileCommands, verbose] = sources;
+  for (const std::string& input : inputs)
+    key.add("input", paths.input(input)); // contents are added by the caller, read once
+  addFrontend(key, frontend, paths);
+  // Not in the key: `cudaPath` (the toolkit is keyed by its identity instead),
+  // `compileCommands` (its flags are in `frontend` and the nvcc flags by now) and `verbose`.
+}
+
+} // namespace
+
+void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPaths& paths) {
+  [[maybe_unused]] const auto& [sources, outputDir, name, archs, nvccFlags, inputNvccFlags,
+                                entries, externalImage, emitOnly, keepTemps, templateDir,
+                                runtimeLibrary, quiet, depfile, depfileTarget, launcher,
+                                noCache] = options;
+  addSources(key, sources, paths);
+  key.add("name", name);
+  addList(key, "arch", archs);
+  addList(key, "nvcc-flag", nvccFlags);
+  addPerInput(key, "nvcc-flag", inputNvccFlags, paths);
+  addList(key, "entry", entries);
+  key.add("external-image", externalImage ? "yes" : "no");
+  // Under a compiler launcher inputs are compiled relocatable (DeviceBuild.h): other code. Which
+  // launcher it is does not change the outputs.
+  key.add("compiler-launcher", launcher.empty() ? "no" : "yes");
+  // Not in the key: where the outputs go (`outputDir`, `depfile`, `depfileTarget`), how the run
+  // looks (`quiet`), and `emitOnly`, `keepTemps`, `noCache`, which never use the cache. The
+  // templates and the runtime library are keyed by their contents (`templateDir`,
+  // `runtimeLibrary`).
+}
+
+} // namespace tlc

@@ -1,0 +1,87 @@
+// The tasks of one build and the order between them, from the device and host plans.
+#include "build/BuildPlan.h"
+
+#include <algorithm>
+
+namespace tlc {
+
+unsigned BuildPlan::progressTotal() const {
+  return static_cast<unsigned>(
+      std::count_if(tasks.begin(), tasks.end(), [](const Task& task) { return task.counted; }));
+}
+
+int BuildPlan::find(TaskKind kind) const {
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].kind == kind)
+      return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+class PlanBuilder {
+public:
+  size_t add(TaskKind kind, std::string description, std::vector<size_t> after, bool counted) {
+    Task task;
+    task.kind = kind;
+    task.description = std::move(description);
+    task.after = std::move(after);
+    task.counted = counted;
+    Plan.tasks.push_back(std::move(task));
+    return Plan.tasks.size() - 1;
+  }
+
+  size_t tool(const Step& step, std::vector<size_t> after) {
+    size_t index = add(TaskKind::Tool, step.description, std::move(after), true);
+    Plan.tasks[index].step = step;
+    return index;
+  }
+
+  std::vector<size_t> tools(const std::vector<Step>& steps, const std::vector<size_t>& after) {
+    std::vector<size_t> indices;
+    for (const Step& step : steps)
+      indices.push_back(tool(step, after));
+    return indices;
+  }
+
+  Task& operator[](size_t index) { return Plan.tasks[index]; }
+  BuildPlan take() { return std::move(Plan); }
+
+private:
+  BuildPlan Plan;
+};
+
+} // namespace
+
+BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
+                    const HostPlan& host) {
+  PlanBuilder plan;
+  size_t parse = plan.add(TaskKind::Parse,
+                          "parse " + std::to_string(options.inputCount) + " file(s)", {}, true);
+  plan[parse].selfScheduled = true;
+
+  // The device image: compiles, then device links (relocatable code), then the fat binary.
+  std::vector<size_t> last = plan.tools(device.compiles, {});
+  if (!device.links.empty())
+    last = plan.tools(device.links, last);
+  if (device.package)
+    last = {plan.tool(*device.package, last)};
+
+  // The launcher is rendered from the parse and the image's own symbol table.
+  std::vector<size_t> beforeCheck = last;
+  beforeCheck.push_back(parse);
+  size_t check = plan.add(TaskKind::CheckImage, "check the device image", beforeCheck, false);
+  size_t render = plan.add(TaskKind::Render, "render the launcher", {check}, false);
+  if (options.emitOnly)
+    return plan.take();
+
+  size_t versions = plan.add(TaskKind::ToolVersions, "tool versions", {}, false);
+  std::vector<size_t> objects = {plan.tool(host.compileLauncher, {render})};
+  if (host.assembleImage)
+    objects.push_back(plan.tool(*host.assembleImage, {render}));
+  size_t link = plan.tool(host.link, objects);
+  plan.add(TaskKind::Manifest, "write the manifest", {link, versions}, false);
+  return plan.take();
+}
+
+} // namespace tlc

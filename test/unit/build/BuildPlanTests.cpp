@@ -1,0 +1,179 @@
+// build/BuildPlan and build/DeviceBuild: the commands and the order of a build, planned in
+// memory from options alone (no tool runs).
+#include "build/BuildPlan.h"
+#include "build/DeviceBuild.h"
+#include "build/HostBuild.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace {
+
+using Catch::Matchers::Contains;
+
+tlc::CudaToolkit fakeToolkit() {
+  tlc::CudaToolkit toolkit;
+  toolkit.root = "/cuda";
+  toolkit.nvcc = "/cuda/bin/nvcc";
+  toolkit.fatbinary = "/cuda/bin/fatbinary";
+  toolkit.includeDir = "/cuda/include";
+  toolkit.cudaVersion = 13000;
+  return toolkit;
+}
+
+tlc::DeviceBuildOptions deviceOptions(std::vector<std::string> inputs,
+                                      std::vector<std::string> archs) {
+  tlc::DeviceBuildOptions options;
+  options.name = "m";
+  options.inputs = std::move(inputs);
+  options.archs = std::move(archs);
+  options.defaultArch = "sm_75";
+  options.workDir = "/stage/work";
+  return options;
+}
+
+tlc::HostPlan hostPlan(bool embed = true) {
+  tlc::HostBuildOptions host;
+  host.name = "m";
+  host.compiler = "c++";
+  host.cudaInclude = "/cuda/include";
+  host.tlcInclude = "/tlc/include";
+  host.runtimeLibrary = "/tlc/lib/tlc/libtlc_runtime.a";
+  host.sourceDir = host.workDir = "/stage/work";
+  host.outputDir = "/stage/out";
+  host.library = "/stage/out/libm.so";
+  host.embedImage = embed;
+  return tlc::planHostBuild(host);
+}
+
+bool has(const std::vector<std::string>& argv, const std::string& arg) {
+  return std::find(argv.begin(), argv.end(), arg) != argv.end();
+}
+
+// Every task of `plan` named in `before` must be among the tasks `task` waits for, directly or
+// through others.
+bool waitsFor(const tlc::BuildPlan& plan, size_t task, size_t before) {
+  for (size_t direct : plan.tasks[task].after)
+    if (direct == before || waitsFor(plan, direct, before))
+      return true;
+  return false;
+}
+
+size_t only(const tlc::BuildPlan& plan, tlc::TaskKind kind) {
+  int index = plan.find(kind);
+  REQUIRE(index >= 0);
+  return static_cast<size_t>(index);
+}
+
+size_t toolNamed(const tlc::BuildPlan& plan, const std::string& description) {
+  for (size_t i = 0; i < plan.tasks.size(); ++i)
+    if (plan.tasks[i].description == description)
+      return i;
+  FAIL("no task '" << description << "'");
+  return 0;
+}
+
+} // namespace
+
+TEST_CASE("one input compiles whole-program to a cubin per arch", "[plan]") {
+  tlc::DevicePlan device = tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}),
+                                                fakeToolkit());
+  REQUIRE(device.compiles.size() == 1);
+  CHECK(device.links.empty());
+  CHECK_FALSE(device.package);
+  const std::vector<std::string>& argv = device.compiles[0].argv;
+  CHECK(argv.front() == "/cuda/bin/nvcc");
+  CHECK(has(argv, "-cubin"));
+  CHECK_FALSE(has(argv, "-rdc=true"));
+  CHECK(has(argv, "-gencode=arch=compute_90a,code=sm_90a"));
+  CHECK(has(argv, "-O3"));
+  CHECK(argv.back() == "/stage/work/m.sm_90a.cubin");
+  CHECK(device.image == "/stage/work/m.sm_90a.cubin");
+}
+
+TEST_CASE("several inputs compile relocatable and are device-linked per arch", "[plan]") {
+  tlc::DevicePlan device = tlc::planDeviceBuild(
+      deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
+  CHECK(device.relocatable);
+  CHECK(device.compiles.size() == 4);
+  for (const tlc::Step& compile : device.compiles)
+    CHECK((has(compile.argv, "-cubin") && has(compile.argv, "-rdc=true")));
+  REQUIRE(device.links.size() == 2);
+  CHECK(has(device.links[0].argv, "-dlink"));
+  CHECK(has(device.links[0].argv, "-ignore-host-info"));
+  REQUIRE(device.package);
+  CHECK(device.package->argv.front() == "/cuda/bin/fatbinary");
+  CHECK(device.image == "/stage/work/m.fatbin");
+}
+
+TEST_CASE("under a compiler launcher inputs compile with nvcc -c", "[plan]") {
+  tlc::DeviceBuildOptions options = deviceOptions({"/src/a.cu"}, {"sm_90a"});
+  options.launcher = {"ccache"};
+  tlc::DevicePlan device = tlc::planDeviceBuild(options, fakeToolkit());
+  REQUIRE(device.compiles.size() == 1);
+  CHECK(device.compiles[0].argv[0] == "ccache");
+  CHECK(has(device.compiles[0].argv, "-c"));
+  CHECK(device.links.size() == 1);
+}
+
+TEST_CASE("a build's tasks wait for what they read", "[plan]") {
+  tlc::DevicePlan device = tlc::planDeviceBuild(
+      deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
+  tlc::BuildPlan plan = tlc::planBuild({2, false}, device, hostPlan());
+  size_t parse = only(plan, tlc::TaskKind::Parse);
+  size_t check = only(plan, tlc::TaskKind::CheckImage);
+  size_t render = only(plan, tlc::TaskKind::Render);
+  size_t manifest = only(plan, tlc::TaskKind::Manifest);
+  size_t package = toolNamed(plan, "fatbinary (2 archs)");
+  size_t compileLauncher = toolNamed(plan, "c++ m_launcher.cpp");
+  size_t embed = toolNamed(plan, "embed the device image");
+  size_t link = toolNamed(plan, "link libm.so");
+
+  // The parse and nvcc wait for nothing: they run side by side.
+  CHECK(plan.tasks[parse].after.empty());
+  CHECK(plan.tasks[parse].selfScheduled);
+  for (size_t i = 0; i < plan.tasks.size(); ++i)
+    if (plan.tasks[i].step && has(plan.tasks[i].step->argv, "-rdc=true"))
+      CHECK(plan.tasks[i].after.empty());
+  CHECK(waitsFor(plan, toolNamed(plan, "device link (sm_80)"),
+                 toolNamed(plan, "nvcc b.cu (sm_80)")));
+  CHECK(waitsFor(plan, package, toolNamed(plan, "device link (sm_90a)")));
+  CHECK(waitsFor(plan, check, parse));
+  CHECK(waitsFor(plan, check, package));
+  CHECK(waitsFor(plan, render, check));
+  CHECK(waitsFor(plan, compileLauncher, render));
+  CHECK(waitsFor(plan, embed, render));
+  CHECK(waitsFor(plan, link, compileLauncher));
+  CHECK(waitsFor(plan, link, embed));
+  CHECK(waitsFor(plan, manifest, link));
+  CHECK(waitsFor(plan, manifest, only(plan, tlc::TaskKind::ToolVersions)));
+
+  // Progress counts the parse and every tool: 4 compiles, 2 links, fatbinary, 3 host steps.
+  CHECK(plan.progressTotal() == 1 + 4 + 2 + 1 + 3);
+}
+
+TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {
+  tlc::DevicePlan device =
+      tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}), fakeToolkit());
+  tlc::BuildPlan plan = tlc::planBuild({1, true}, device, hostPlan());
+  CHECK(plan.find(tlc::TaskKind::Render) >= 0);
+  CHECK(plan.find(tlc::TaskKind::Manifest) < 0);
+  for (const tlc::Task& task : plan.tasks)
+    if (task.step)
+      CHECK_THAT(task.step->argv.front(), Contains("nvcc"));
+  CHECK(plan.progressTotal() == 2); // the parse and nvcc
+}
+
+TEST_CASE("an external image plans no embedding", "[plan]") {
+  tlc::DevicePlan device =
+      tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}), fakeToolkit());
+  tlc::HostPlan host = hostPlan(false);
+  CHECK_FALSE(host.assembleImage);
+  tlc::BuildPlan plan = tlc::planBuild({1, false}, device, host);
+  for (const tlc::Task& task : plan.tasks)
+    CHECK(task.description != "embed the device image");
+  CHECK(has(host.link.argv, "/tlc/lib/tlc/libtlc_runtime.a"));
+  CHECK(has(host.link.argv, "-Wl,--exclude-libs,ALL"));
+}
