@@ -323,6 +323,7 @@ private:
     for (const std::string& input : Options.sources.inputs)
       facts.inputs.push_back(Paths.input(input));
     facts.targets = archLabels();
+    facts.relocatable = Device.relocatable;
     facts.imageFile = imageFile();
     facts.embedImage = !Options.externalImage;
     facts.launcherTypes = Tools.launcherTypes;

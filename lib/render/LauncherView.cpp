@@ -139,6 +139,7 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
                          {"inputs", facts.inputs},
                          {"targets", targetsView(facts.targets)},
                          {"target_count", facts.targets.size()},
+                         {"relocatable", facts.relocatable},
                          {"image",
                           {{"file", facts.imageFile},
                            {"embedded", facts.embedImage},

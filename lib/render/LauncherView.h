@@ -15,6 +15,7 @@ struct LauncherFacts {
   std::string name;                 // module name: prefix of every API symbol
   std::vector<std::string> inputs;  // as the generated files' first line names them
   std::vector<std::string> targets; // the image's entries: sm_90a (SASS), compute_80 (PTX)
+  bool relocatable = false;         // PTX targets hold one relocatable entry per input
   std::string imageFile;            // NAME.cubin or NAME.fatbin
   bool embedImage = true;
   std::string launcherTypes; // the text of tlc/launcher.h, copied into NAME.h

@@ -60,6 +60,10 @@ struct Module {
   const char* name;
   const ImageTarget* targets;
   int targetCount;
+  // Relocatable device code (several inputs, or dynamic parallelism): SASS targets are device
+  // linked at build time, but PTX targets hold one relocatable PTX entry per input, which the
+  // runtime links for the device (cuLink*) before loading.
+  bool relocatable;
   const void* image;     // the embedded image, or nullptr: read `imageFile` beside the library
   const char* imageFile; // NAME.cubin / NAME.fatbin
   const KernelInfo* kernels;
