@@ -22,6 +22,25 @@ include(${CMAKE_CURRENT_LIST_DIR}/tlcCudaToolkit.cmake)
 set_property(GLOBAL PROPERTY TLC_CUDA_ROOT "${TLC_CUDA_ROOT}")
 set_property(GLOBAL PROPERTY TLC_CUDA_INCLUDE_DIRS "${TLC_CUDA_INCLUDE_DIR}")
 
+# The tlc arguments for one ARCHS entry, in `out`; empty if the entry is not a target.
+#   90, 90a, 90f      --arch sm_90a      (SASS and PTX, as CMake and nvcc mean it)
+#   90-real           --gencode arch=compute_90,code=sm_90
+#   90-virtual        --arch compute_90
+#   native, all, all-major, sm_XX, compute_XX: --arch as they are
+function(_tlc_target_arguments arch out)
+  set(result)
+  if(arch MATCHES "^([0-9]+[af]?)$")
+    set(result --arch "sm_${CMAKE_MATCH_1}")
+  elseif(arch MATCHES "^([0-9]+[af]?)-real$")
+    set(result --gencode "arch=compute_${CMAKE_MATCH_1},code=sm_${CMAKE_MATCH_1}")
+  elseif(arch MATCHES "^([0-9]+[af]?)-virtual$")
+    set(result --arch "compute_${CMAKE_MATCH_1}")
+  elseif(arch MATCHES "^((sm|compute)_[0-9]+[af]?|native|all|all-major)$")
+    set(result --arch "${arch}")
+  endif()
+  set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
 # Reports one mistake in a call of tlc_add_launcher_library and marks the call failed. SEND_ERROR
 # goes on configuring, so the user sees every mistake at once, and nothing is generated.
 macro(_tlc_launcher_fail)
@@ -56,8 +75,11 @@ Arguments
   The ``.cu`` files (required). Relative paths are relative to ``CMAKE_CURRENT_SOURCE_DIR``.
 
 ``ARCHS``
-  GPU architectures (``sm_90``, ``sm_90a``, ``sm_100f``): ``--arch`` each. One arch gives
-  ``<name>.cubin``, several ``<name>.fatbin``; none leaves the choice to nvcc.
+  GPU targets, in CMake's ``CMAKE_CUDA_ARCHITECTURES`` spelling or nvcc's: ``90`` or ``90a``
+  (SASS for that arch and PTX for it, as nvcc's ``-arch=sm_90a``), ``90-real`` (SASS only),
+  ``90-virtual`` (PTX only), ``native``, ``all``, ``all-major``, ``sm_90a``, ``compute_80``.
+  Default: ``CMAKE_CUDA_ARCHITECTURES`` when it is set, else tlc's default (nvcc's default arch,
+  SASS and PTX). One ``-real`` target gives ``<name>.cubin``; anything else ``<name>.fatbin``.
 
 ``INCLUDE_DIRECTORIES``
   ``-I`` folders for the kernels. Relative paths are relative to ``CMAKE_CURRENT_SOURCE_DIR``.
@@ -129,9 +151,18 @@ function(tlc_add_launcher_library name)
   if(NOT ARG_SOURCES)
     _tlc_launcher_fail("no SOURCES: give the .cu files to compile")
   endif()
+  if(NOT ARG_ARCHS AND CMAKE_CUDA_ARCHITECTURES)
+    set(ARG_ARCHS ${CMAKE_CUDA_ARCHITECTURES})
+  endif()
+  set(targetArgs)
   foreach(arch IN LISTS ARG_ARCHS)
-    if(NOT arch MATCHES "^sm_[0-9]+[af]?$")
-      _tlc_launcher_fail("ARCHS entry '${arch}' is not an arch like sm_90, sm_90a or sm_100f")
+    _tlc_target_arguments("${arch}" archArgs)
+    if(archArgs)
+      list(APPEND targetArgs ${archArgs})
+    else()
+      _tlc_launcher_fail("ARCHS entry '${arch}' is not a GPU target: use CMake's spelling "
+                         "(90, 90a, 90-real, 90-virtual, native, all, all-major) or nvcc's "
+                         "(sm_90a, compute_80)")
     endif()
   endforeach()
   if(NOT TARGET tlc::tlc)
@@ -165,19 +196,18 @@ function(tlc_add_launcher_library name)
   else()
     set(outDir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
   endif()
+  # One SASS-only target is a cubin; everything else (PTX, several targets) a fatbin.
   list(LENGTH ARG_ARCHS archCount)
-  if(archCount GREATER 1)
-    set(image "${outDir}/${name}.fatbin")
-  else()
+  if(archCount EQUAL 1 AND ARG_ARCHS MATCHES "-real$")
     set(image "${outDir}/${name}.cubin")
+  else()
+    set(image "${outDir}/${name}.fatbin")
   endif()
   set(library "${outDir}/lib${name}.so")
 
   get_property(cudaRoot GLOBAL PROPERTY TLC_CUDA_ROOT)
   set(args ${sources} --cuda-path "${cudaRoot}")
-  foreach(arch IN LISTS ARG_ARCHS)
-    list(APPEND args --arch "${arch}")
-  endforeach()
+  list(APPEND args ${targetArgs})
   foreach(dir IN LISTS ARG_INCLUDE_DIRECTORIES)
     cmake_path(ABSOLUTE_PATH dir BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
     list(APPEND args -I "${dir}")

@@ -242,8 +242,7 @@ private:
     DeviceBuildOptions device;
     device.name = Name;
     device.inputs = Options.sources.inputs;
-    device.archs = Options.archs;
-    device.defaultArch = defaultArch(Tools.toolkit);
+    device.targets = Options.targets;
     device.includeDirs = frontend.includeDirs;
     device.defines = frontend.defines;
     device.standard = frontend.standard;
@@ -270,19 +269,7 @@ private:
     return host.compiler.empty() ? HostPlan() : planHostBuild(host);
   }
 
-  std::string imageFile() const {
-    return Name + (Options.archs.size() > 1 ? ".fatbin" : ".cubin");
-  }
-
-  // The archs as the manifest and the launcher name them.
-  std::vector<std::string> archLabels(const std::vector<unsigned>& sms = {}) const {
-    if (!Options.archs.empty())
-      return Options.archs;
-    std::vector<std::string> labels;
-    for (unsigned sm : sms)
-      labels.push_back("sm_" + std::to_string(sm));
-    return labels.empty() ? std::vector<std::string>{defaultArch(Tools.toolkit)} : labels;
-  }
+  std::string imageFile() const { return imageFileName(Name, Options.targets); }
 
   // The sources are temporaries, unless they are what was asked for (--emit-only).
   std::string sourceDir() const {
@@ -307,10 +294,8 @@ private:
 
   // Task: every image's symbol table against the parsed kernels; the image goes to the outputs.
   llvm::Error checkImage() {
-    auto sms = verifyImages(Device, Options.archs, Parsed->module);
-    if (!sms)
-      return sms.takeError();
-    ImageSms = std::move(*sms);
+    if (llvm::Error error = verifyImages(Device, Parsed->module))
+      return error;
     std::string published = Work->outputsDir() + "/" + imageFile();
     if (auto ec = llvm::sys::fs::copy_file(Device.image, published))
       return inputError("cannot write '" + published + "': " + ec.message());
@@ -322,7 +307,8 @@ private:
     facts.name = Name;
     for (const std::string& input : Options.sources.inputs)
       facts.inputs.push_back(Paths.input(input));
-    facts.targets = archLabels();
+    for (const GpuTarget& target : Options.targets)
+      facts.targets.push_back(target.code);
     facts.relocatable = Device.relocatable;
     facts.imageFile = imageFile();
     facts.embedImage = !Options.externalImage;
@@ -370,7 +356,7 @@ private:
     facts.clangVersion = clangVersion();
     facts.nvccVersion = NvccRelease;
     facts.hostCompilerVersion = HostRelease;
-    facts.archs = archLabels(ImageSms);
+    facts.targets = Options.targets;
     std::vector<const Step*> steps;
     for (const std::vector<Step>* group : {&Device.compiles, &Device.links})
       for (const Step& step : *group)
@@ -428,28 +414,42 @@ private:
   std::map<std::string, std::string> InputDigests; // by input path
   // What the tasks found, each written by one task and read by the tasks after it.
   std::optional<Analysis> Parsed;
-  std::vector<unsigned> ImageSms;
   std::string NvccRelease, HostRelease;
   std::vector<CachedFile> Outputs;
 };
 
-// The options as the build uses them: the compile database's flags and archs applied, the
-// parse arch and the module's name decided.
-llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested) {
+// The options as the build uses them: the compile database's flags and targets applied, the
+// targets resolved, the parse arch and the module's name decided.
+llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
+                                            const CudaToolkit& toolkit) {
   BuildOptions options = requested;
   auto databaseFlags = applyCompileCommands(options.sources);
   if (!databaseFlags)
     return databaseFlags.takeError();
+  bool asked = !requested.archs.empty() || !requested.gencodes.empty();
+  auto addOnce = [](std::vector<std::string>& list, const std::string& value) {
+    if (std::find(list.begin(), list.end(), value) == list.end())
+      list.push_back(value);
+  };
   for (const auto& [input, flags] : *databaseFlags) {
     options.inputNvccFlags[input] = flags.nvcc;
-    if (requested.archs.empty()) // the build system's targets, unless --arch says otherwise
-      for (const std::string& arch : flags.archs)
-        if (std::find(options.archs.begin(), options.archs.end(), arch) == options.archs.end())
-          options.archs.push_back(arch);
+    if (asked) // the build system's targets, unless --arch or --gencode say otherwise
+      continue;
+    for (const std::string& arch : flags.archs)
+      addOnce(options.archs, arch);
+    for (const std::string& gencode : flags.gencodes)
+      addOnce(options.gencodes, gencode);
   }
+  auto environment = targetEnvironment(toolkit);
+  if (!environment)
+    return environment.takeError();
+  auto targets = resolveTargets(options.archs, options.gencodes, *environment);
+  if (!targets)
+    return targets.takeError();
+  options.targets = std::move(*targets);
   // Parse for the newest arch built: its kernels are the ones the launcher must reach.
-  if (options.sources.frontend.arch.empty() && !options.archs.empty())
-    options.sources.frontend.arch = options.archs.back();
+  if (options.sources.frontend.arch.empty())
+    options.sources.frontend.arch = parseArchFor(options.targets);
   auto name = moduleName(options);
   if (!name)
     return name.takeError();
@@ -457,12 +457,9 @@ llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested) {
   return options;
 }
 
-llvm::Expected<BuildTools> findTools(const BuildOptions& options) {
+llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit toolkit) {
   BuildTools tools;
-  auto toolkit = findCudaToolkit(options.sources.cudaPath);
-  if (!toolkit)
-    return toolkit.takeError();
-  tools.toolkit = std::move(*toolkit);
+  tools.toolkit = std::move(toolkit);
   if (!options.emitOnly) {
     auto compiler = findHostCompiler();
     if (!compiler)
@@ -488,12 +485,15 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options) {
 } // namespace
 
 llvm::Error runBuild(const BuildOptions& requested) {
-  auto options = resolveOptions(requested);
+  if (llvm::Error error = checkInputFiles(requested.sources.inputs))
+    return error;
+  auto toolkit = findCudaToolkit(requested.sources.cudaPath);
+  if (!toolkit)
+    return toolkit.takeError();
+  auto options = resolveOptions(requested, *toolkit);
   if (!options)
     return options.takeError();
-  if (llvm::Error error = checkInputFiles(options->sources.inputs))
-    return error;
-  auto tools = findTools(*options);
+  auto tools = findTools(*options, std::move(*toolkit));
   if (!tools)
     return tools.takeError();
   auto staging = Staging::create(options->outputDir);

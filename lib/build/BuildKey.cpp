@@ -46,13 +46,15 @@ void addSources(CacheKey& key, const SourceOptions& sources, const DisplayPaths&
 } // namespace
 
 void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPaths& paths) {
-  [[maybe_unused]] const auto& [sources, outputDir, name, archs, nvccFlags, inputNvccFlags,
-                                entries, externalImage, emitOnly, keepTemps, templateDir,
-                                runtimeLibrary, quiet, depfile, depfileTarget, launcher,
-                                noCache] = options;
+  [[maybe_unused]] const auto& [sources, outputDir, name, archs, gencodes, targets, nvccFlags,
+                                inputNvccFlags, entries, externalImage, emitOnly, keepTemps,
+                                templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
+                                launcher, noCache] = options;
   addSources(key, sources, paths);
   key.add("name", name);
-  addList(key, "arch", archs);
+  // `archs` and `gencodes` are in the key as what they resolved to (`native` is this machine).
+  for (const GpuTarget& target : targets)
+    key.add("target", target.gencode());
   addList(key, "nvcc-flag", nvccFlags);
   addPerInput(key, "nvcc-flag", inputNvccFlags, paths);
   addList(key, "entry", entries);

@@ -10,15 +10,11 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace tlc {
-
-std::string archNumber(const std::string& arch) {
-  llvm::StringRef number(arch);
-  number.consume_front("sm_");
-  return number.str();
-}
 
 // A user's flag asking for relocatable device code. tlc decides how to compile (DeviceBuild.h),
 // so these select that mode and are not passed on.
@@ -35,14 +31,6 @@ static bool wantsRelocatable(const std::vector<std::string>& flags) {
 static bool setsOptimization(const std::vector<std::string>& flags) {
   return std::any_of(flags.begin(), flags.end(),
                      [](llvm::StringRef flag) { return flag.starts_with("-O"); });
-}
-
-// -gencode rather than -arch: with -arch=sm_90a, nvcc 13 is reported to also run a plain
-// sm_90 pass that rejects sm_90a-only instructions.
-static std::vector<std::string> targetFlags(const std::string& arch) {
-  if (arch.empty())
-    return {};
-  return {"-gencode=arch=compute_" + archNumber(arch) + ",code=" + arch};
 }
 
 static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
@@ -62,82 +50,123 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
   return flags;
 }
 
-// nvcc, under the compiler launcher (ccache, sccache) if one was given.
-static std::vector<std::string> nvccCommand(const DeviceBuildOptions& options,
-                                            const CudaToolkit& toolkit) {
-  std::vector<std::string> argv = options.launcher;
-  argv.push_back(toolkit.nvcc);
-  return argv;
+std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets) {
+  bool oneCubin = targets.size() == 1 && !targets.front().ptx();
+  return name + (oneCubin ? ".cubin" : ".fatbin");
 }
 
-DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit) {
-  DevicePlan plan;
-  // Compiler caches (ccache, sccache) cache only `nvcc -c`: under a launcher every input is
-  // compiled to a relocatable object and device-linked, the form they can reuse.
-  bool cacheable = !options.launcher.empty();
-  plan.relocatable =
-      options.inputs.size() > 1 || wantsRelocatable(options.nvccFlags) || cacheable;
-  std::vector<std::string> archs = options.archs;
-  if (archs.empty())
-    archs.push_back(""); // nvcc's default target
-  std::vector<std::string> flags = commonFlags(options);
-  auto inWork = [&](const std::string& file) { return options.workDir + "/" + file; };
+namespace {
 
-  for (const std::string& arch : archs) {
-    std::string label = arch.empty() ? options.defaultArch : arch;
-    std::string cubin = inWork(options.name + "." + label + ".cubin");
-    plan.cubins.push_back(cubin);
-    auto compileStep = [&](const std::string& input, const std::string& output) {
-      Step compile{"nvcc " + llvm::sys::path::filename(input).str() + " (" + label + ")",
-                   nvccCommand(options, toolkit), output};
-      if (cacheable)
-        compile.argv.insert(compile.argv.end(), {"-c", "-rdc=true"});
-      else if (plan.relocatable)
-        compile.argv.insert(compile.argv.end(), {"-cubin", "-rdc=true"});
-      else
-        compile.argv.push_back("-cubin");
-      for (const std::string& f : targetFlags(arch))
-        compile.argv.push_back(f);
-      compile.argv.insert(compile.argv.end(), flags.begin(), flags.end());
-      if (auto it = options.inputFlags.find(input); it != options.inputFlags.end())
-        compile.argv.insert(compile.argv.end(), it->second.begin(), it->second.end());
-      compile.argv.insert(compile.argv.end(), {"-MD", "-MF", output + ".d", input, "-o", output});
-      plan.dependencyFiles.push_back(output + ".d");
-      return compile;
-    };
-    if (!plan.relocatable) {
-      plan.compiles.push_back(compileStep(options.inputs[0], cubin));
-      continue;
+class DevicePlanner {
+public:
+  DevicePlanner(const DeviceBuildOptions& options, const CudaToolkit& toolkit)
+      : Options(options), Toolkit(toolkit), Flags(commonFlags(options)) {
+    // Compiler caches (ccache, sccache) cache only `nvcc -c`: under a launcher every input is
+    // compiled to a relocatable object and device-linked, the form they can reuse.
+    Cacheable = !options.launcher.empty();
+    Plan.relocatable =
+        options.inputs.size() > 1 || wantsRelocatable(options.nvccFlags) || Cacheable;
+  }
+
+  DevicePlan plan() {
+    for (const GpuTarget& target : Options.targets)
+      Plan.targets.push_back(target.ptx() ? planPtx(target) : planSass(target));
+    if (Options.targets.size() == 1 && !Options.targets.front().ptx()) {
+      Plan.image = Plan.targets.front().files.front();
+      return std::move(Plan);
     }
-    Step link{"device link (" + label + ")", nvccCommand(options, toolkit), cubin};
-    link.argv.insert(link.argv.end(), {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info"});
-    for (const std::string& f : targetFlags(arch))
-      link.argv.push_back(f);
-    for (size_t i = 0; i < options.inputs.size(); ++i) {
-      const std::string& input = options.inputs[i];
-      // The index keeps a.cu and other/a.cu apart.
-      std::string object = inWork(std::to_string(i) + "-" + llvm::sys::path::stem(input).str() +
-                                  "." + label + (cacheable ? ".o" : ".rdc.cubin"));
-      plan.compiles.push_back(compileStep(input, object));
+    Plan.image = inWork(Options.name + ".fatbin");
+    // Uncompressed: the runtime reads relocatable PTX entries itself to link them.
+    Step package{"fatbinary (" + std::to_string(Options.targets.size()) + " targets)",
+                 {Toolkit.fatbinary, "--create=" + Plan.image, "-64", "--compress=false"},
+                 Plan.image};
+    for (const TargetImage& image : Plan.targets)
+      for (const std::string& file : image.files)
+        package.argv.push_back("--image3=kind=" + std::string(image.target.ptx() ? "ptx" : "elf") +
+                               ",sm=" + image.target.number() + ",file=" + file);
+    Plan.package = std::move(package);
+    return std::move(Plan);
+  }
+
+private:
+  std::string inWork(const std::string& file) const { return Options.workDir + "/" + file; }
+
+  // nvcc, under the compiler launcher (ccache, sccache) if one was given.
+  std::vector<std::string> nvcc() const {
+    std::vector<std::string> argv = Options.launcher;
+    argv.push_back(Toolkit.nvcc);
+    return argv;
+  }
+
+  Step compile(const std::string& input, const GpuTarget& target,
+               std::vector<std::string> mode, const std::string& output) {
+    Step step{"nvcc " + llvm::sys::path::filename(input).str() + " (" + target.code + ")",
+              nvcc(), output};
+    step.argv.insert(step.argv.end(), mode.begin(), mode.end());
+    step.argv.push_back(target.gencode());
+    step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
+    if (auto it = Options.inputFlags.find(input); it != Options.inputFlags.end())
+      step.argv.insert(step.argv.end(), it->second.begin(), it->second.end());
+    step.argv.insert(step.argv.end(), {"-MD", "-MF", output + ".d", input, "-o", output});
+    Plan.dependencyFiles.push_back(output + ".d");
+    return step;
+  }
+
+  // The index keeps a.cu and other/a.cu apart.
+  std::string objectName(size_t index, const GpuTarget& target, const char* suffix) const {
+    return inWork(std::to_string(index) + "-" +
+                  llvm::sys::path::stem(Options.inputs[index]).str() + "." + target.code +
+                  suffix);
+  }
+
+  TargetImage planSass(const GpuTarget& target) {
+    std::string cubin = inWork(Options.name + "." + target.code + ".cubin");
+    if (!Plan.relocatable) {
+      Plan.compiles.push_back(compile(Options.inputs[0], target, {"-cubin"}, cubin));
+      return {target, {cubin}};
+    }
+    Step link{"device link (" + target.code + ")", nvcc(), cubin};
+    link.argv.insert(link.argv.end(),
+                     {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info", target.gencode()});
+    for (size_t i = 0; i < Options.inputs.size(); ++i) {
+      std::string object = objectName(i, target, Cacheable ? ".o" : ".rdc.cubin");
+      std::vector<std::string> mode = Cacheable ? std::vector<std::string>{"-c", "-rdc=true"}
+                                                : std::vector<std::string>{"-cubin", "-rdc=true"};
+      Plan.compiles.push_back(compile(Options.inputs[i], target, mode, object));
       link.argv.push_back(object);
     }
     link.argv.insert(link.argv.end(), {"-o", cubin});
-    plan.links.push_back(std::move(link));
+    Plan.links.push_back(std::move(link));
+    return {target, {cubin}};
   }
 
-  if (archs.size() == 1) {
-    plan.image = plan.cubins.front();
-    return plan;
+  TargetImage planPtx(const GpuTarget& target) {
+    TargetImage image{target, {}};
+    if (!Plan.relocatable) {
+      std::string ptx = inWork(Options.name + "." + target.code + ".ptx");
+      Plan.compiles.push_back(compile(Options.inputs[0], target, {"-ptx"}, ptx));
+      image.files.push_back(ptx);
+      return image;
+    }
+    for (size_t i = 0; i < Options.inputs.size(); ++i) {
+      std::string ptx = objectName(i, target, ".rdc.ptx");
+      Plan.compiles.push_back(compile(Options.inputs[i], target, {"-ptx", "-rdc=true"}, ptx));
+      image.files.push_back(ptx);
+    }
+    return image;
   }
-  plan.image = inWork(options.name + ".fatbin");
-  Step package{"fatbinary (" + std::to_string(archs.size()) + " archs)",
-               {toolkit.fatbinary, "--create=" + plan.image, "-64"},
-               plan.image};
-  for (size_t i = 0; i < archs.size(); ++i)
-    package.argv.push_back("--image3=kind=elf,sm=" + archNumber(archs[i]) +
-                           ",file=" + plan.cubins[i]);
-  plan.package = std::move(package);
-  return plan;
+
+  const DeviceBuildOptions& Options;
+  const CudaToolkit& Toolkit;
+  std::vector<std::string> Flags;
+  bool Cacheable = false;
+  DevicePlan Plan;
+};
+
+} // namespace
+
+DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit) {
+  return DevicePlanner(options, toolkit).plan();
 }
 
 std::vector<std::string> readDependencyFile(const std::string& path) {
@@ -178,36 +207,66 @@ static std::string joined(const std::set<std::string>& names) {
   return text.empty() ? "\n    (none)" : text;
 }
 
-llvm::Expected<std::vector<unsigned>> verifyImages(const DevicePlan& plan,
-                                                   const std::vector<std::string>& archs,
-                                                   const Module& module) {
+namespace {
+
+// What identifies a target's entries inside the image: PTX or SASS, arch number, arch-specific.
+struct TargetKey {
+  bool ptx = false;
+  unsigned arch = 0;
+  bool archSpecific = false;
+  bool operator<(const TargetKey& other) const {
+    return std::tie(ptx, arch, archSpecific) <
+           std::tie(other.ptx, other.arch, other.archSpecific);
+  }
+};
+
+TargetKey keyOf(const GpuTarget& target) {
+  TargetKey key{target.ptx(), 0, false};
+  llvm::StringRef number = target.number();
+  number.take_while(llvm::isDigit).getAsInteger(10, key.arch);
+  key.archSpecific = number.ends_with("a");
+  return key;
+}
+
+} // namespace
+
+// Every target's entries in the image that ships (not its parts), against the parsed kernels.
+llvm::Error verifyImages(const DevicePlan& plan, const Module& module) {
   std::set<std::string> expected(module.otherEntries.begin(), module.otherEntries.end());
   for (const Kernel& kernel : module.kernels)
     expected.insert(kernel.symbol);
-  std::vector<unsigned> sms;
-  for (size_t i = 0; i < plan.cubins.size(); ++i) {
-    auto image = readCubinFile(plan.cubins[i]);
-    if (!image)
-      return image.takeError();
-    sms.push_back(image->sm);
-    std::set<std::string> found;
-    for (const ImageEntry& entry : image->entries)
-      found.insert(entry.symbol);
-    if (found == expected)
+  auto contents = readDeviceImageFile(plan.image);
+  if (!contents)
+    return contents.takeError();
+  std::map<TargetKey, std::set<std::string>> entries; // relocatable PTX: the union of its files
+  for (const ImageContents::Part& part : contents->parts) {
+    TargetKey key{part.entry.ptx, part.entry.arch, part.entry.archSpecific};
+    if (!part.entry.ptx)
+      key.arch = part.info.sm; // a cubin says its own arch
+    for (const ImageEntry& entry : part.info.entries)
+      entries[key].insert(entry.symbol);
+    entries[key]; // a part without entries still counts
+  }
+  for (const TargetImage& image : plan.targets) {
+    // An image that is one cubin holds the one target (its ELF flags do not say 'a').
+    auto found = plan.fatbin() ? entries.find(keyOf(image.target)) : entries.begin();
+    if (found == entries.end())
+      return internalError("the device image has no " + image.target.code + " entry");
+    if (found->second == expected)
       continue;
     std::set<std::string> missing, unknown;
-    std::set_difference(expected.begin(), expected.end(), found.begin(), found.end(),
-                        std::inserter(missing, missing.end()));
-    std::set_difference(found.begin(), found.end(), expected.begin(), expected.end(),
-                        std::inserter(unknown, unknown.end()));
-    std::string arch = i < archs.size() ? archs[i] : "sm_" + std::to_string(image->sm);
+    std::set_difference(expected.begin(), expected.end(), found->second.begin(),
+                        found->second.end(), std::inserter(missing, missing.end()));
+    std::set_difference(found->second.begin(), found->second.end(), expected.begin(),
+                        expected.end(), std::inserter(unknown, unknown.end()));
     return internalError(
-        "the " + arch + " image does not hold exactly the extracted kernels (kernels that exist "
-        "only for some archs, e.g. under #if __CUDA_ARCH__, are not supported)\n  missing from "
-        "the image:" + joined(missing) + "\n  in the image but not extracted:" + joined(unknown) +
-        "\n  extracted:" + joined(expected) + "\n  in the image:" + joined(found));
+        "the " + image.target.code + " image does not hold exactly the extracted kernels "
+        "(kernels that exist only for some archs, e.g. under #if __CUDA_ARCH__, are not "
+        "supported)\n  missing from the image:" + joined(missing) +
+        "\n  in the image but not extracted:" + joined(unknown) + "\n  extracted:" +
+        joined(expected) + "\n  in the image:" + joined(found->second));
   }
-  return sms;
+  return llvm::Error::success();
 }
 
 } // namespace tlc

@@ -1,4 +1,4 @@
-// Reading a cubin's entry symbols and arch with LLVM's Object library.
+// Reading the entry symbols of cubins (with LLVM's Object library) and of PTX text.
 #include "build/DeviceImage.h"
 
 #include "support/Error.h"
@@ -8,6 +8,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace tlc {
 
@@ -54,6 +55,114 @@ llvm::Expected<CubinInfo> readCubinFile(llvm::StringRef path) {
   if (!buffer)
     return internalError("cannot read '" + path + "': " + buffer.getError().message());
   return readCubin((*buffer)->getMemBufferRef());
+}
+
+CubinInfo readPtx(llvm::StringRef text) {
+  CubinInfo info;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    line = line.trim();
+    bool weak = line.consume_front(".weak");
+    bool visible = !weak && line.consume_front(".visible");
+    line = line.ltrim();
+    if (!line.consume_front(".entry") || !(weak || visible))
+      continue;
+    llvm::StringRef name = line.ltrim().take_until([](char c) { return c == '(' || c == ' '; });
+    if (!name.empty())
+      info.entries.push_back({name.str(), weak});
+  }
+  std::sort(info.entries.begin(), info.entries.end(),
+            [](const ImageEntry& a, const ImageEntry& b) { return a.symbol < b.symbol; });
+  return info;
+}
+
+// The fat binary container: a 16-byte header (magic, version, header size, size of what follows),
+// then entries, each a header (kind: 1 PTX, 2 ELF; its own size; the payload's size; at 28 the
+// arch number; at 40 flags, 0x100000 marking arch-specific code) and the payload.
+namespace {
+constexpr uint32_t kFatbinMagic = 0xBA55ED50;
+constexpr uint64_t kArchSpecificFlag = 0x100000;
+
+template <typename T> bool readField(llvm::StringRef bytes, size_t offset, T& out) {
+  if (offset + sizeof(T) > bytes.size())
+    return false;
+  std::memcpy(&out, bytes.data() + offset, sizeof(T));
+  return true;
+}
+} // namespace
+
+llvm::Expected<std::vector<FatbinEntry>> readFatbin(llvm::StringRef bytes) {
+  uint32_t magic = 0;
+  uint16_t headerSize = 0;
+  uint64_t size = 0;
+  if (!readField(bytes, 0, magic) || magic != kFatbinMagic || !readField(bytes, 6, headerSize) ||
+      !readField(bytes, 8, size) || headerSize + size > bytes.size())
+    return internalError("not a fat binary (or a truncated one)");
+  std::vector<FatbinEntry> entries;
+  for (size_t at = headerSize; at < headerSize + size;) {
+    uint16_t kind = 0;
+    uint32_t entryHeader = 0, arch = 0;
+    uint64_t payloadSize = 0, flags = 0;
+    if (!readField(bytes, at, kind) || !readField(bytes, at + 4, entryHeader) ||
+        !readField(bytes, at + 8, payloadSize) || !readField(bytes, at + 28, arch) ||
+        !readField(bytes, at + 40, flags) || at + entryHeader + payloadSize > bytes.size())
+      return internalError("a truncated fat binary entry at byte " + std::to_string(at));
+    FatbinEntry entry;
+    entry.ptx = kind == 1;
+    entry.arch = arch;
+    entry.archSpecific = flags & kArchSpecificFlag;
+    entry.payload = bytes.substr(at + entryHeader, payloadSize);
+    bool readable = entry.ptx ? !entry.payload.empty() && entry.payload.front() != '\0'
+                              : entry.payload.starts_with("\x7f" "ELF");
+    if (kind != 1 && kind != 2)
+      return internalError("a fat binary entry of unknown kind " + std::to_string(kind));
+    if (!readable)
+      return internalError("a compressed or unreadable fat binary entry at byte " +
+                           std::to_string(at));
+    entries.push_back(entry);
+    at += entryHeader + payloadSize;
+  }
+  return entries;
+}
+
+llvm::Expected<ImageContents> readDeviceImageFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return internalError("cannot read '" + path + "': " + buffer.getError().message());
+  llvm::StringRef bytes = (*buffer)->getBuffer();
+  ImageContents contents;
+  if (bytes.starts_with("\x7f" "ELF")) {
+    auto info = readCubin((*buffer)->getMemBufferRef());
+    if (!info)
+      return info.takeError();
+    contents.parts.push_back({FatbinEntry{false, info->sm, false, {}}, std::move(*info)});
+    return contents;
+  }
+  auto entries = readFatbin(bytes);
+  if (!entries)
+    return entries.takeError();
+  for (const FatbinEntry& entry : *entries) {
+    ImageContents::Part part{entry, {}};
+    if (entry.ptx) {
+      part.info = readPtx(entry.payload.take_until([](char c) { return c == '\0'; }));
+    } else {
+      auto info = readCubin(llvm::MemoryBufferRef(entry.payload, path));
+      if (!info)
+        return info.takeError();
+      part.info = std::move(*info);
+    }
+    part.entry.payload = {}; // the buffer goes away; the entries are read
+    contents.parts.push_back(std::move(part));
+  }
+  return contents;
+}
+
+llvm::Expected<CubinInfo> readPtxFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return internalError("cannot read '" + path + "': " + buffer.getError().message());
+  return readPtx((*buffer)->getBuffer());
 }
 
 } // namespace tlc

@@ -1,5 +1,6 @@
-// Reading device images (cubins) with LLVM's Object library: which kernels (entry functions)
-// they hold, with what binding, for which SM. Used to verify a build against the extraction.
+// Reading device images with LLVM's Object library (cubins) or as text (PTX): which kernels
+// (entry functions) they hold, with what binding, for which SM. Used to verify a build against
+// the extraction.
 #pragma once
 
 #include "llvm/ADT/StringRef.h"
@@ -25,5 +26,31 @@ struct CubinInfo {
 // kernels, renamed by nvcc) are left out because nothing can look them up.
 llvm::Expected<CubinInfo> readCubin(llvm::MemoryBufferRef image);
 llvm::Expected<CubinInfo> readCubinFile(llvm::StringRef path);
+
+// The `.entry` functions of PTX text: `.visible .entry` (strong) and `.weak .entry`; entries
+// without either are file-local (static kernels) and, as in cubins, left out. `sm` is 0.
+CubinInfo readPtx(llvm::StringRef text);
+llvm::Expected<CubinInfo> readPtxFile(llvm::StringRef path);
+
+// One entry of a fat binary, as tlc writes them (uncompressed): a cubin or PTX text.
+struct FatbinEntry {
+  bool ptx = false;
+  unsigned arch = 0;      // 90 for sm_90, sm_90a and compute_90a
+  bool archSpecific = false; // sm_90a, compute_90a
+  llvm::StringRef payload;   // the cubin's bytes or the PTX text, inside the fatbin's buffer
+};
+
+// The entries of a fatbin's bytes; InternalError if it is not one, or an entry is compressed.
+llvm::Expected<std::vector<FatbinEntry>> readFatbin(llvm::StringRef bytes);
+
+// The entries of a device image file, whatever its kind: a cubin is one SASS entry.
+struct ImageContents {
+  struct Part {
+    FatbinEntry entry;
+    CubinInfo info;
+  };
+  std::vector<Part> parts;
+};
+llvm::Expected<ImageContents> readDeviceImageFile(llvm::StringRef path);
 
 } // namespace tlc

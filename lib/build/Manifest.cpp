@@ -22,6 +22,14 @@ nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts) {
   nlohmann::json records = nlohmann::json::array();
   for (const Record& record : module.records)
     records.push_back(toJson(record));
+  nlohmann::json targets = nlohmann::json::array(), archs = nlohmann::json::array();
+  for (const GpuTarget& target : facts.targets) {
+    targets.push_back({{"code", target.code},
+                       {"kind", target.ptx() ? "ptx" : "sass"},
+                       {"from", target.virtualArch}});
+    if (!target.ptx())
+      archs.push_back(target.code);
+  }
   nlohmann::json image = digest(facts.image);
   image["format"] = facts.image.path.size() > 7 &&
                             facts.image.path.compare(facts.image.path.size() - 7, 7, ".fatbin") == 0
@@ -36,7 +44,8 @@ nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts) {
             {"clang", facts.clangVersion},
             {"nvcc", facts.nvccVersion},
             {"host_compiler", facts.hostCompilerVersion}}},
-          {"archs", facts.archs},
+          {"archs", archs},
+          {"targets", targets},
           {"inputs", inputs},
           {"outputs", {{"image", image}, {"library", digest(facts.library)},
                        {"header", digest(facts.header)}}},

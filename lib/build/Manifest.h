@@ -3,6 +3,7 @@
 // function. docs/manifest-schema.md documents it; `tlc verify` checks a folder against it.
 #pragma once
 
+#include "build/GpuTargets.h"
 #include "model/Model.h"
 
 #include <nlohmann/json.hpp>
@@ -22,7 +23,7 @@ struct FileDigest {
 struct ManifestFacts {
   std::string name;
   std::string tlcVersion, clangVersion, nvccVersion, hostCompilerVersion;
-  std::vector<std::string> archs;    // as asked, or the SM nvcc chose ("sm_75")
+  std::vector<GpuTarget> targets;    // every entry of the image, SASS and PTX
   std::vector<std::string> commands; // in the order of the build plan
   std::vector<FileDigest> inputs;
   FileDigest image;                  // NAME.cubin or NAME.fatbin

@@ -2,6 +2,7 @@
 // option structs; tests call the same functions.
 #pragma once
 
+#include "build/GpuTargets.h"
 #include "frontend/Frontend.h"
 
 #include "llvm/Support/Error.h"
@@ -43,7 +44,9 @@ struct BuildOptions {
   SourceOptions sources;
   std::string outputDir;              // -o
   std::string name;                   // --name; default: the first input's stem
-  std::vector<std::string> archs;     // --arch, repeatable; none: nvcc's default
+  std::vector<std::string> archs;     // --arch, repeatable: sm_XX, compute_XX, native, all...
+  std::vector<std::string> gencodes;  // --gencode arch=compute_XX,code=..., repeatable
+  std::vector<GpuTarget> targets;     // resolved from archs and gencodes (nvcc's default if none)
   std::vector<std::string> nvccFlags; // -Xnvcc, repeatable
   // Per input (as named on the command line): nvcc flags from a compilation database.
   std::map<std::string, std::vector<std::string>> inputNvccFlags;

@@ -1,6 +1,8 @@
 // Per-input flags from compile_commands.json, split between Clang and nvcc.
 #include "frontend/CompileCommands.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include "support/Error.h"
 #include "support/Files.h"
 
@@ -24,19 +26,18 @@ std::string resolve(const std::string& path, const std::string& directory) {
   return joined.str().str();
 }
 
-// The sm_XX targets in an nvcc target spelling: "sm_90a", "compute_90a",
-// "arch=compute_90a,code=[compute_90a,sm_90a]", "arch=compute_80,code=sm_80".
-void collectArchs(llvm::StringRef spelling, std::vector<std::string>& archs) {
-  std::string token;
-  for (char c : (spelling + ",").str()) {
-    if (c != ',' && c != '=' && c != '[' && c != ']') {
-      token += c;
-      continue;
-    }
-    if (llvm::StringRef(token).starts_with("sm_") &&
-        std::find(archs.begin(), archs.end(), token) == archs.end())
-      archs.push_back(token);
-    token.clear();
+// -arch X with -code Y1,Y2 is -gencode arch=<X's virtual arch>,code=[Y1,Y2]; -arch alone is
+// what nvcc and tlc's --arch mean by it.
+void addTargets(const std::vector<std::string>& archs, const std::vector<std::string>& codes,
+                InputFlags& flags) {
+  if (codes.empty()) {
+    flags.archs.insert(flags.archs.end(), archs.begin(), archs.end());
+    return;
+  }
+  for (llvm::StringRef arch : archs) {
+    std::string virtualArch = arch.starts_with("sm_") ? "compute_" + arch.drop_front(3).str()
+                                                      : arch.str();
+    flags.gencodes.push_back("arch=" + virtualArch + ",code=[" + llvm::join(codes, ",") + "]");
   }
 }
 
@@ -65,6 +66,7 @@ InputFlags translateNvccCommand(const std::vector<std::string>& command,
     flags.nvcc.push_back(nvccFlag);
     flags.nvcc.push_back(absolute);
   };
+  std::vector<std::string> archs, codes;
   for (size_t i = 1; i < command.size(); ++i) {
     llvm::StringRef arg = command[i];
     std::string value;
@@ -89,9 +91,19 @@ InputFlags translateNvccCommand(const std::vector<std::string>& command,
         flag == "--generate-dependencies-with-compile" ||
         flag == "--generate-nonsystem-dependencies-with-compile")
       continue;
-    if (flag == "-arch" || flag == "--gpu-architecture" || flag == "-gencode" ||
-        flag == "--generate-code" || flag == "-code" || flag == "--gpu-code") {
-      collectArchs(value, flags.archs);
+    if (flag == "-arch" || flag == "--gpu-architecture") {
+      archs.push_back(value);
+      continue;
+    }
+    if (flag == "-code" || flag == "--gpu-code") {
+      llvm::SmallVector<llvm::StringRef, 4> parts;
+      llvm::StringRef(value).split(parts, ',', -1, false);
+      for (llvm::StringRef part : parts)
+        codes.push_back(part.str());
+      continue;
+    }
+    if (flag == "-gencode" || flag == "--generate-code") {
+      flags.gencodes.push_back(value);
       continue;
     }
     if (!arg.starts_with("-") && absolutePath(resolve(arg.str(), directory)) == inputPath)
@@ -122,6 +134,7 @@ InputFlags translateNvccCommand(const std::vector<std::string>& command,
       flags.nvcc.push_back(arg.str());
     }
   }
+  addTargets(archs, codes, flags);
   return flags;
 }
 

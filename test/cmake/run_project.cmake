@@ -17,6 +17,7 @@
 #                    a tlc status ("load(0): TLC_...")
 #   MODULE           the launcher library (for the checks below)
 #   CXX_LAUNCHER     CMAKE_CXX_COMPILER_LAUNCHER (ccache for tlc's own compiles); CCACHE_DIR
+#   CONFIGURE_ARGS   more -D settings for the project's configure, separated by '|'
 #   CUDA_LAUNCHER    CMAKE_CUDA_COMPILER_LAUNCHER; checked to reach nvcc through tlc
 #   CHECK_DEPENDENCIES=ON, with TOUCH_SOURCE, EDIT_HEADER, EDIT_MACRO, EDIT_VALUE (paths relative
 #                    to the project): the rebuild checks described at check_dependencies()
@@ -97,6 +98,10 @@ else()
 endif()
 if(CXX_LAUNCHER)
   list(APPEND configure "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_LAUNCHER}")
+endif()
+if(CONFIGURE_ARGS)
+  string(REPLACE "|" ";" extraConfigure "${CONFIGURE_ARGS}")
+  list(APPEND configure ${extraConfigure})
 endif()
 if(CUDA_LAUNCHER)
   list(APPEND configure "-DCMAKE_CUDA_COMPILER_LAUNCHER=${CUDA_LAUNCHER}")

@@ -88,7 +88,7 @@ TEST_CASE("a rebuild with nothing changed rewrites no output", "[buildsystem]") 
   std::string out = dir + "/out";
   REQUIRE(build({sample("vadd/vadd.cu"), "-o", out, "--no-cache"}).exitCode == 0);
   std::map<std::string, llvm::sys::TimePoint<>> before;
-  for (const char* file : {"vadd.cubin", "libvadd.so", "vadd.h", "vadd.json"})
+  for (const char* file : {"vadd.fatbin", "libvadd.so", "vadd.h", "vadd.json"})
     before[file] = modified(out + "/" + file);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   REQUIRE(build({sample("vadd/vadd.cu"), "-o", out, "--no-cache"}).exitCode == 0);
@@ -108,14 +108,14 @@ TEST_CASE("the cache restores unchanged builds and rebuilds after a header edit"
   ToolRun cold = build(args, env);
   INFO(cold.err);
   REQUIRE(cold.exitCode == 0);
-  std::string coldCubin = readText(dir + "/out/mf.cubin");
+  std::string coldCubin = readText(dir + "/out/mf.fatbin");
   CHECK(cacheStats(cache)["misses"] == 1);
 
   llvm::sys::fs::remove_directories(dir + "/out");
   ToolRun hit = build(args, env);
   REQUIRE(hit.exitCode == 0);
   CHECK_THAT(hit.err, Contains("cached mf"));
-  CHECK(readText(dir + "/out/mf.cubin") == coldCubin);
+  CHECK(readText(dir + "/out/mf.fatbin") == coldCubin);
   CHECK(runTlc({"verify", dir + "/out"}).exitCode == 0);
   CHECK(cacheStats(cache)["hits"] == 1);
 
@@ -252,23 +252,30 @@ TEST_CASE("progress: [n/N] lines when not on a terminal, none with -q", "[builds
                          "--name", "mf", "-o", dir + "/a", "--no-cache"});
   REQUIRE(shown.exitCode == 0);
   CHECK(shown.err.find('\r') == std::string::npos);
-  // One line per step, numbered 1 to 7 in order; the parse and nvcc start concurrently, so
+  // One line per step, numbered 1 to 10 in order; the parse and nvcc start concurrently, so
   // which comes first varies, but linking the library is always last.
   std::vector<std::string> steps;
   llvm::StringRef rest = shown.err;
   while (!rest.empty()) {
     auto [line, after] = rest.split('\n');
     rest = after;
-    std::string prefix = "[" + std::to_string(steps.size() + 1) + "/7] ";
+    std::string prefix = "[" + std::to_string(steps.size() + 1) + "/10] ";
     INFO(line.str());
     REQUIRE(line.starts_with(prefix));
     steps.push_back(line.drop_front(prefix.size()).str());
   }
   std::sort(steps.begin(), steps.end());
-  CHECK(steps == std::vector<std::string>{"c++ mf_launcher.cpp", "device link (sm_75)", "embed the device image",
-                                          "link libmf.so", "nvcc activate.cu (sm_75)",
-                                          "nvcc filter.cu (sm_75)", "parse 2 file(s)"});
-  CHECK_THAT(shown.err, Contains("[7/7] link libmf.so\n"));
+  CHECK(steps == std::vector<std::string>{"c++ mf_launcher.cpp",
+                                          "device link (sm_75)",
+                                          "embed the device image",
+                                          "fatbinary (2 targets)",
+                                          "link libmf.so",
+                                          "nvcc activate.cu (compute_75)",
+                                          "nvcc activate.cu (sm_75)",
+                                          "nvcc filter.cu (compute_75)",
+                                          "nvcc filter.cu (sm_75)",
+                                          "parse 2 file(s)"});
+  CHECK_THAT(shown.err, Contains("[10/10] link libmf.so\n"));
   ToolRun quiet = build({sample("vadd/vadd.cu"), "-o", dir + "/b", "-q", "--no-cache"});
   REQUIRE(quiet.exitCode == 0);
   CHECK(quiet.err.empty());
@@ -326,5 +333,5 @@ TEST_CASE("under --launcher ccache an unchanged rebuild reuses nvcc's results", 
   // Two inputs compiled twice: the second time both come from ccache.
   CHECK_THAT(stats->output, Contains("direct_cache_hit\t2") ||
                                 Contains("preprocessed_cache_hit\t2"));
-  CHECK(readText(dir + "/a/mf.cubin") == readText(dir + "/b/mf.cubin"));
+  CHECK(readText(dir + "/a/mf.fatbin") == readText(dir + "/b/mf.fatbin"));
 }

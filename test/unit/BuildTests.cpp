@@ -80,17 +80,30 @@ std::set<std::string> apiOf(const std::string& name, std::initializer_list<std::
   return api;
 }
 
-void checkImageMatchesManifest(const std::string& cubin, const nlohmann::json& manifest) {
-  auto image = readCubinFile(cubin);
+// The image in `out` holds an entry of each kind the manifest's targets name, and every entry
+// (cubin or PTX) holds exactly the manifest's kernels.
+void checkImageMatchesManifest(const std::string& out, const nlohmann::json& manifest) {
+  auto image = readDeviceImageFile(out + "/" +
+                                   manifest["outputs"]["image"]["file"].get<std::string>());
   REQUIRE_EXPECTED(image);
-  std::set<std::string> inImage, inManifest;
-  for (const ImageEntry& entry : image->entries)
-    inImage.insert(entry.symbol);
+  std::set<std::string> inManifest;
   for (const nlohmann::json& kernel : manifest["kernels"])
     inManifest.insert(kernel["symbol"].get<std::string>());
   for (const nlohmann::json& other : manifest["other_entries"])
     inManifest.insert(other.get<std::string>());
-  CHECK(inImage == inManifest);
+  std::set<std::string> kinds, targetKinds;
+  for (const ImageContents::Part& part : image->parts) {
+    std::set<std::string> inImage;
+    for (const ImageEntry& entry : part.info.entries)
+      inImage.insert(entry.symbol);
+    // Relocatable PTX is one entry per input: their union is compared below.
+    if (!part.entry.ptx || manifest["inputs"].size() == 1)
+      CHECK(inImage == inManifest);
+    kinds.insert(part.entry.ptx ? "ptx" : "sass");
+  }
+  for (const nlohmann::json& target : manifest["targets"])
+    targetKinds.insert(target["kind"].get<std::string>());
+  CHECK(kinds == targetKinds);
 }
 
 ToolRun buildOk(const std::vector<std::string>& args) {
@@ -107,7 +120,9 @@ ToolRun buildOk(const std::vector<std::string>& args) {
 TEST_CASE("build vadd: outputs, C and C++ header, exact exports, image = manifest", "[build]") {
   std::string out = scratchDir("build-vadd") + "/out";
   buildOk({sample("vadd/vadd.cu"), "-o", out});
-  CHECK(listFolder(out) == std::set<std::string>{"vadd.cubin", "libvadd.so", "vadd.h", "vadd.json"});
+  // nvcc's default arch in nvcc's meaning: sm_75 SASS and compute_75 PTX, so a fatbin.
+  CHECK(listFolder(out) ==
+        std::set<std::string>{"vadd.fatbin", "libvadd.so", "vadd.h", "vadd.json"});
   CHECK(listFolder(llvm::sys::path::parent_path(out).str()) == std::set<std::string>{"out"});
 
   std::string header = readText(out + "/vadd.h");
@@ -137,11 +152,15 @@ TEST_CASE("build vadd: outputs, C and C++ header, exact exports, image = manifes
 
   nlohmann::json manifest = manifestOf(out, "vadd");
   CHECK(manifest["kernels"][0]["function"] == "vadd_vadd");
-  CHECK(manifest["outputs"]["image"]["format"] == "cubin");
+  CHECK(manifest["outputs"]["image"]["format"] == "fatbin");
   CHECK(manifest["inputs"][0]["file"] == "vadd.cu");
   CHECK(manifest["inputs"][0]["sha256"].get<std::string>().size() == 64);
-  CHECK(manifest["commands"].size() == 4); // nvcc, launcher, embed image, link
-  checkImageMatchesManifest(out + "/vadd.cubin", manifest);
+  CHECK(manifest["targets"] ==
+        nlohmann::json::parse(R"([{"code": "sm_75", "kind": "sass", "from": "compute_75"},
+                                  {"code": "compute_75", "kind": "ptx", "from": "compute_75"}])"));
+  // nvcc for SASS and for PTX, fatbinary, the launcher, the embedded image, the link.
+  CHECK(manifest["commands"].size() == 6);
+  checkImageMatchesManifest(out, manifest);
 }
 
 TEST_CASE("the generated launcher compiles warning-free with -Wall -Wextra -Werror", "[build]") {
@@ -149,7 +168,7 @@ TEST_CASE("the generated launcher compiles warning-free with -Wall -Wextra -Werr
   buildOk({fixture("shapes/shapes.cu"), fixture("shapes/host_main.cu"), "--arch", "sm_90a",
            "--name", "shapes", "--emit-only", "-o", out});
   CHECK(listFolder(out) == std::set<std::string>{"shapes.h", "shapes_launcher.cpp",
-                                                  "shapes_image.S", "shapes.cubin"});
+                                                  "shapes_image.S", "shapes.fatbin"});
   for (const char* standard : {"-std=c++17", "-std=c++20"}) {
     CommandResult compile = run({"c++", standard, "-Wall", "-Wextra", "-Werror", "-fPIC",
                                  "-I" + out, "-isystem", TLC_STAGED_INCLUDE_DIR, "-isystem",
@@ -168,7 +187,7 @@ TEST_CASE("a two-file module with templates, overloads, records, half and bf16 b
   nlohmann::json manifest = manifestOf(out, "shapes");
   CHECK(manifest["kernels"].size() == 20);
   CHECK(manifest["archs"] == nlohmann::json::array({"sm_90a"}));
-  checkImageMatchesManifest(out + "/shapes.cubin", manifest);
+  checkImageMatchesManifest(out, manifest);
   std::string header = readText(out + "/shapes.h");
   CHECK_THAT(header, Contains("shapes_halves(const tlc_config* config, const tlc_half* hp, "
                               "tlc_bfloat16* bp, tlc_half h, tlc_bfloat16 b)"));
@@ -193,7 +212,7 @@ TEST_CASE("every sample builds, and several inputs are device-linked", "[build]"
            "multi_file", "-o", root + "/multi_file"});
   nlohmann::json manifest = manifestOf(root + "/multi_file", "multi_file");
   CHECK_THAT(manifest["commands"].dump(), Contains("-dlink -cubin -Xnvlink -ignore-host-info"));
-  checkImageMatchesManifest(root + "/multi_file/multi_file.cubin", manifest);
+  checkImageMatchesManifest(root + "/multi_file", manifest);
 
   // The TMA samples need sm_90a; their host programs must compile against what tlc wrote
   // (C11 for tma_copy: cuda.h aligns CUtensorMap only from C11 on).
@@ -206,7 +225,7 @@ TEST_CASE("every sample builds, and several inputs are device-linked", "[build]"
     std::string out = root + "/" + tma.name;
     buildOk({sample(std::string(tma.name) + "/" + tma.name + ".cu"), "--arch", "sm_90a", "-o",
              out});
-    checkImageMatchesManifest(out + "/" + tma.name + ".cubin", manifestOf(out, tma.name));
+    checkImageMatchesManifest(out, manifestOf(out, tma.name));
     CommandResult host = run({tma.compiler, tma.standard, "-Wall", "-Wextra", "-Werror",
                               "-fsyntax-only", "-I" + out, "-isystem", cudaInclude(),
                               sample(std::string(tma.name) + "/" + tma.host)});
@@ -221,7 +240,7 @@ TEST_CASE("every sample builds, and several inputs are device-linked", "[build]"
   CHECK_THAT(commands, !Contains(" -dc "));
 }
 
-TEST_CASE("two archs give a fatbin holding both", "[build]") {
+TEST_CASE("two archs give a fatbin holding SASS and PTX for both", "[build]") {
   std::string out = scratchDir("build-fatbin") + "/out";
   ToolRun build = buildOk({sample("vadd/vadd.cu"), "--arch", "sm_80", "--arch", "sm_90a", "-o",
                            out, "--keep-temps"});
@@ -229,19 +248,28 @@ TEST_CASE("two archs give a fatbin holding both", "[build]") {
   CHECK(!listFolder(out).count("vadd.cubin"));
   nlohmann::json manifest = manifestOf(out, "vadd");
   CHECK(manifest["archs"] == nlohmann::json::array({"sm_80", "sm_90a"}));
+  CHECK(manifest["targets"].size() == 4);
   CHECK(manifest["outputs"]["image"]["format"] == "fatbin");
-  CHECK_THAT(manifest["commands"].dump(), Contains("--image3=kind=elf,sm=80"));
-  CHECK_THAT(manifest["commands"].dump(), Contains("--image3=kind=elf,sm=90a"));
-  // fatbinary stores each arch's cubin whole (uncompressed): both must be inside.
+  for (const char* image : {"kind=elf,sm=80", "kind=elf,sm=90a", "kind=ptx,sm=80",
+                            "kind=ptx,sm=90a"})
+    CHECK_THAT(manifest["commands"].dump(), Contains(image));
+  // fatbinary stores each target uncompressed: every cubin must be inside whole, and every
+  // PTX's entry (fatbinary blanks out the PTX's comments, so not the file byte for byte).
   std::string kept = keptFolder(build);
   std::string fatbin = readText(out + "/vadd.fatbin");
-  for (const char* arch : {"sm_80", "sm_90a"}) {
-    INFO(arch);
-    std::string cubin = readText(kept + "/work/vadd." + arch + ".cubin");
-    CHECK(!cubin.empty());
-    CHECK(fatbin.find(cubin) != std::string::npos);
+  for (const char* part : {"sm_80.cubin", "sm_90a.cubin", "compute_80.ptx", "compute_90a.ptx"}) {
+    INFO(part);
+    std::string bytes = readText(kept + "/work/vadd." + part);
+    if (llvm::StringRef(part).ends_with(".ptx")) {
+      size_t entry = bytes.find(".visible .entry");
+      REQUIRE(entry != std::string::npos);
+      bytes = bytes.substr(entry, bytes.find('\n', entry) - entry);
+    }
+    CHECK(!bytes.empty());
+    CHECK(fatbin.find(bytes) != std::string::npos);
   }
   llvm::sys::fs::remove_directories(kept);
+  checkImageMatchesManifest(out, manifest);
 }
 
 TEST_CASE("entries keep only the named kernels, an external image stays out of the library",
@@ -254,10 +282,10 @@ TEST_CASE("entries keep only the named kernels, an external image stays out of t
   nlohmann::json manifest = manifestOf(root + "/entry", "t");
   CHECK(manifest["kernels"].size() == 3);
   CHECK(manifest["other_entries"].size() == 2);
-  checkImageMatchesManifest(root + "/entry/t.cubin", manifest);
+  checkImageMatchesManifest(root + "/entry", manifest);
 
   buildOk({sample("vadd/vadd.cu"), "--external-image", "-o", root + "/external"});
-  CHECK(listFolder(root + "/external").count("vadd.cubin"));
+  CHECK(listFolder(root + "/external").count("vadd.fatbin"));
   // nm sees the (hidden) image symbol where it is embedded, and not where it is external.
   CHECK_THAT(run({"nm", root + "/entry/libt.so"}).output, Contains("tlc_image_t"));
   CommandResult symbols = run({"nm", root + "/external/libvadd.so"});
@@ -338,6 +366,6 @@ TEST_CASE("a rebuild replaces the outputs of an earlier one", "[build]") {
   std::string out = populatedOutput("build-replace");
   buildOk({sample("vadd/vadd.cu"), "-o", out});
   CHECK(listFolder(out) ==
-        std::set<std::string>{"vadd.cubin", "libvadd.so", "vadd.h", "vadd.json", "keep.txt"});
+        std::set<std::string>{"vadd.fatbin", "libvadd.so", "vadd.h", "vadd.json", "keep.txt"});
   CHECK(readText(out + "/vadd.h") != "old header\n");
 }

@@ -16,8 +16,9 @@ namespace {
 constexpr int kUsageError = static_cast<int>(tlc::ExitCode::UsageError);
 
 // Arguments after `--` belong to Clang, not to tlc: split them off before CLI11 sees them.
-// nvcc users type `-std=c++20`; accept it as `--std=c++20`. `-Xnvcc FLAG` takes the next
-// argument whatever it looks like (it usually starts with '-'), so it is joined here.
+// nvcc users type `-std=c++20` and `-gencode ...`; accept them as `--std`, `--gencode`.
+// `-Xnvcc FLAG` takes the next argument whatever it looks like (it usually starts with '-'),
+// so it is joined here.
 std::vector<std::string> tlcArguments(int argc, char** argv, std::vector<std::string>& clangArgs) {
   std::vector<std::string> args;
   bool forClang = false;
@@ -30,7 +31,8 @@ std::vector<std::string> tlcArguments(int argc, char** argv, std::vector<std::st
     } else if ((arg == "-Xnvcc" || arg == "--Xnvcc") && i + 1 < argc) {
       args.push_back(std::string("--Xnvcc=") + argv[++i]);
     } else {
-      if (arg.rfind("-std=", 0) == 0 || arg.rfind("-Xnvcc=", 0) == 0)
+      if (arg.rfind("-std=", 0) == 0 || arg.rfind("-Xnvcc=", 0) == 0 || arg == "-gencode" ||
+          arg.rfind("-gencode=", 0) == 0)
         arg = "-" + arg;
       args.push_back(arg);
     }
@@ -91,9 +93,16 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
                      "Module name, the prefix of the API (default: the first file's stem)");
   command
       .add_option("--arch", options.archs,
-                  "Target GPU, repeatable: one gives NAME.cubin, several NAME.fatbin "
-                  "(default: nvcc's default, sm_75 with CUDA 13)")
-      ->check(archValidator())
+                  "GPU target, repeatable, as nvcc's -arch: sm_XX[a|f] (SASS for sm_XX plus PTX "
+                  "for compute_XX, which the driver JIT-compiles on newer GPUs), compute_XX (PTX "
+                  "only), native (this machine's GPUs), all, all-major. Default: nvcc's default "
+                  "(sm_75 with CUDA 13, so the library runs on every GPU nvcc's output runs on). "
+                  "One SASS target gives NAME.cubin, anything else NAME.fatbin")
+      ->allow_extra_args(false);
+  command
+      .add_option("--gencode", options.gencodes,
+                  "Exact targets, repeatable, as nvcc's -gencode: "
+                  "arch=compute_XX,code=[sm_XX,compute_XX]")
       ->allow_extra_args(false);
   command.add_option("--Xnvcc", options.nvccFlags, "-Xnvcc FLAG: pass FLAG to nvcc (repeatable)")
       ->allow_extra_args(false);

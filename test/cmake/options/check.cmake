@@ -1,7 +1,7 @@
 # Included by run_project.cmake after the options project was built and run (BUILD is its build
 # folder, fail() reports a failure).
 set(outDir "${BUILD}/out/options")
-foreach(file IN ITEMS liboptions.so options.h options.json options.cubin)
+foreach(file IN ITEMS liboptions.so options.h options.json options.cubin) # 90a-real: a cubin
   if(NOT EXISTS "${outDir}/${file}")
     fail("OUTPUT_DIRECTORY: ${outDir}/${file} is missing")
   endif()

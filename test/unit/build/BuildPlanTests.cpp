@@ -23,13 +23,19 @@ tlc::CudaToolkit fakeToolkit() {
   return toolkit;
 }
 
+// SASS for an sm_XX name, PTX for a compute_XX one, compiled from the matching virtual arch.
+tlc::GpuTarget target(const std::string& code) {
+  bool ptx = code.rfind("compute_", 0) == 0;
+  return {ptx ? code : "compute_" + code.substr(3), code};
+}
+
 tlc::DeviceBuildOptions deviceOptions(std::vector<std::string> inputs,
-                                      std::vector<std::string> archs) {
+                                      std::vector<std::string> codes) {
   tlc::DeviceBuildOptions options;
   options.name = "m";
   options.inputs = std::move(inputs);
-  options.archs = std::move(archs);
-  options.defaultArch = "sm_75";
+  for (const std::string& code : codes)
+    options.targets.push_back(target(code));
   options.workDir = "/stage/work";
   return options;
 }
@@ -126,7 +132,7 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   size_t check = only(plan, tlc::TaskKind::CheckImage);
   size_t render = only(plan, tlc::TaskKind::Render);
   size_t manifest = only(plan, tlc::TaskKind::Manifest);
-  size_t package = toolNamed(plan, "fatbinary (2 archs)");
+  size_t package = toolNamed(plan, "fatbinary (2 targets)");
   size_t compileLauncher = toolNamed(plan, "c++ m_launcher.cpp");
   size_t embed = toolNamed(plan, "embed the device image");
   size_t link = toolNamed(plan, "link libm.so");

@@ -1,0 +1,30 @@
+# Included by run_project.cmake after the archs project was built: each library's manifest holds
+# the targets its ARCHS (or CMAKE_CUDA_ARCHITECTURES) named. EXPECT_DEFAULT_TARGETS lists what
+# archs_default must hold, '|'-separated (e.g. sm_90a|compute_90a).
+function(targets_of library out)
+  file(READ "${BUILD}/${library}/${library}.json" manifest)
+  string(JSON count LENGTH "${manifest}" targets)
+  set(codes)
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON code GET "${manifest}" targets ${i} code)
+    list(APPEND codes "${code}")
+  endforeach()
+  set(${out} "${codes}" PARENT_SCOPE)
+endfunction()
+
+function(expect library expected image)
+  targets_of(${library} codes)
+  if(NOT codes STREQUAL expected)
+    fail("${library}: targets ${codes}, expected ${expected}")
+  endif()
+  if(NOT EXISTS "${BUILD}/${library}/${library}.${image}")
+    fail("${library}: no ${library}.${image}")
+  endif()
+  message("---- ${library}: ${codes} in ${library}.${image}")
+endfunction()
+
+string(REPLACE "|" ";" defaultTargets "${EXPECT_DEFAULT_TARGETS}")
+expect(archs_default "${defaultTargets}" fatbin)
+expect(archs_cmake "compute_80;sm_90a" fatbin)
+expect(archs_nvcc "sm_90a;compute_90a;compute_80" fatbin)
