@@ -1,6 +1,8 @@
 // The module model as JSON (`inspect --json` and the templates' view).
 #include "model/ModelJson.h"
 
+#include "model/EnumTables.h"
+
 namespace tlc {
 
 using nlohmann::json;
@@ -13,53 +15,35 @@ json toJson(const SourceLocation& location) {
   return {{"file", location.file}, {"line", location.line}, {"column", location.column}};
 }
 
-static const char* baseKindName(CType::Base base) {
-  switch (base) {
-  case CType::Base::Void:
-    return "void";
-  case CType::Base::Builtin:
-    return "builtin";
-  case CType::Base::Half:
-    return "half";
-  case CType::Base::BFloat16:
-    return "bfloat16";
-  case CType::Base::Record:
-    return "record";
-  case CType::Base::TensorMap:
-    return "tensor_map";
-  }
-  return "?";
-}
-
 json toJson(const CType& type) {
   json pointers = json::array();
   for (const CType::Pointer& pointer : type.pointers)
     pointers.push_back({{"const", pointer.isConst}, {"restrict", pointer.isRestrict}});
   return {{"base", type.base},
-          {"base_kind", baseKindName(type.baseKind)},
+          {"base_kind", toString(type.baseKind)},
           {"is_mirror", type.baseKind == CType::Base::Record},
           {"const", type.baseConst},
           {"pointers", pointers}};
 }
 
 static json tensorMapJson(const TensorMapSpec& spec) {
-  json out = {{"mode", spec.mode},
+  json out = {{"mode", toString(spec.mode)},
               {"annotation", spec.text},
               {"location", toJson(spec.location)},
-              {"dtype", spec.dtype},
-              {"dtype_enum", spec.dtypeEnum},
-              {"element_bits", spec.elementBits},
+              {"dtype", toString(spec.dtype)},
+              {"dtype_enum", driverName(spec.dtype)},
+              {"element_bits", describe(spec.dtype).bits},
               {"rank", spec.rank},
               {"element_strides", spec.elemStrides},
-              {"swizzle", spec.swizzle},
-              {"swizzle_enum", spec.swizzleEnum},
-              {"l2_promotion", spec.l2},
-              {"l2_promotion_enum", spec.l2Enum},
-              {"oob_fill", spec.oob},
-              {"oob_fill_enum", spec.oobEnum},
-              {"interleave", spec.interleave},
-              {"interleave_enum", spec.interleaveEnum}};
-  if (spec.mode == "tiled") {
+              {"swizzle", toString(spec.swizzle)},
+              {"swizzle_enum", driverName(spec.swizzle)},
+              {"l2_promotion", toString(spec.l2)},
+              {"l2_promotion_enum", driverName(spec.l2)},
+              {"oob_fill", toString(spec.oob)},
+              {"oob_fill_enum", driverName(spec.oob)},
+              {"interleave", toString(spec.interleave)},
+              {"interleave_enum", driverName(spec.interleave)}};
+  if (spec.mode == TensorMapMode::Tiled) {
     out["box"] = spec.box;
   } else {
     out["lower_corner"] = spec.lower;
@@ -87,9 +71,9 @@ json toJson(const Param& param) {
                       {"restrict", param.pointer.isRestrict}};
     break;
   case ParamKind::Scalar:
-    out["scalar"] = {{"type", param.scalar.type},
-                     {"enum", param.scalar.enumName.empty() ? json(nullptr)
-                                                            : json(param.scalar.enumName)}};
+    out["scalar"] = {
+        {"type", toString(param.scalar.type)},
+        {"enum", param.scalar.enumName.empty() ? json(nullptr) : json(param.scalar.enumName)}};
     break;
   case ParamKind::Record:
     out["record"] = {{"name", param.record.name},
@@ -106,7 +90,7 @@ json toJson(const Param& param) {
 json toJson(const Kernel& kernel) {
   json templateArgs = json::array();
   for (const TemplateArgument& arg : kernel.templateArgs)
-    templateArgs.push_back({{"kind", arg.kind}, {"value", arg.value}});
+    templateArgs.push_back({{"kind", toString(arg.kind)}, {"value", arg.value}});
   json params = json::array();
   for (const Param& param : kernel.params)
     params.push_back(toJson(param));

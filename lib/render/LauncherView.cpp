@@ -1,6 +1,7 @@
 // The view the launcher templates render: the model plus build facts.
 #include "render/LauncherView.h"
 
+#include "model/EnumTables.h"
 #include "model/ModelJson.h"
 #include "render/ModuleApi.h"
 #include "build/Toolchain.h"
@@ -33,8 +34,8 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
   return {{"kernel", kernel.launcher},
           {"parameter", param.name},
           {"argument", param.index},
-          {"mode", spec.mode == "im2col" ? "Im2col" : "Tiled"},
-          {"dtype_enum", spec.dtypeEnum},
+          {"mode", spec.mode == TensorMapMode::Im2col ? "Im2col" : "Tiled"},
+          {"dtype_enum", driverName(spec.dtype)},
           {"rank", spec.rank},
           {"box", padded(spec.box, 5)},
           {"element_strides", padded(spec.elemStrides, 5)},
@@ -42,10 +43,10 @@ static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& par
           {"upper", padded(spec.upper, 3)},
           {"channels", spec.channels},
           {"pixels", spec.pixels},
-          {"interleave_enum", spec.interleaveEnum},
-          {"swizzle_enum", spec.swizzleEnum},
-          {"l2_enum", spec.l2Enum},
-          {"oob_enum", spec.oobEnum},
+          {"interleave_enum", driverName(spec.interleave)},
+          {"swizzle_enum", driverName(spec.swizzle)},
+          {"l2_enum", driverName(spec.l2)},
+          {"oob_enum", driverName(spec.oob)},
           {"address_alignment", spec.addressAlignment},
           {"stride_multiple", spec.strideMultiple},
           {"dim0_multiple", spec.dim0Multiple}};
