@@ -108,6 +108,9 @@ struct TensorMapSpec {
   unsigned addressAlignment = 16; // bytes
   unsigned strideMultiple = 16;   // bytes
   unsigned dim0Multiple = 1;      // elements
+  // Derived (model/DerivedFacts.h): among the kernel's tensor maps, counted from 0, the first
+  // with the same descriptor settings as this one (its own position if none).
+  unsigned group = 0;
 };
 
 struct Param {
@@ -124,6 +127,7 @@ struct Param {
   ScalarInfo scalar;                    // kind == Scalar
   RecordRef record;                     // kind == Record
   std::optional<TensorMapSpec> tensorMap; // kind == TensorMap, once annotated
+  std::string cName; // derived: the name generated C code gives it (cParameterName)
 };
 
 enum class TemplateArgumentKind { Type, Value };
@@ -155,6 +159,12 @@ struct Kernel {
   std::string launcher;     // C identifier of the launcher (NAME_<launcher>), set by naming
   std::vector<Param> params;
   std::vector<std::string> translationUnits; // inputs whose parse defined this kernel
+  // Derived (model/DerivedFacts.h): its position in Module::kernels, and its tensor maps'
+  // slice [firstTensorMap, firstTensorMap + tensorMapCount) of the module's table of tensor
+  // maps, which lists every kernel's maps in kernel and parameter order.
+  unsigned index = 0;
+  unsigned firstTensorMap = 0;
+  unsigned tensorMapCount = 0;
 
   bool hasTensorMaps() const;
 };

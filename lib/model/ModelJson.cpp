@@ -42,7 +42,11 @@ static json tensorMapJson(const TensorMapSpec& spec) {
               {"oob_fill", toString(spec.oob)},
               {"oob_fill_enum", driverName(spec.oob)},
               {"interleave", toString(spec.interleave)},
-              {"interleave_enum", driverName(spec.interleave)}};
+              {"interleave_enum", driverName(spec.interleave)},
+              {"address_alignment", spec.addressAlignment},
+              {"stride_multiple", spec.strideMultiple},
+              {"dim0_multiple", spec.dim0Multiple},
+              {"group", spec.group}};
   if (spec.mode == TensorMapMode::Tiled) {
     out["box"] = spec.box;
   } else {
@@ -63,7 +67,9 @@ json toJson(const Param& param) {
               {"align", param.align},
               {"kind", toString(param.kind)},
               {"c_type", toJson(param.ctype)},
-              {"location", toJson(param.location)}};
+              {"location", toJson(param.location)},
+              {"c_name", param.cName},
+              {"is_tensor_map", param.tensorMap.has_value()}};
   switch (param.kind) {
   case ParamKind::Pointer:
     out["pointer"] = {{"pointee", param.pointer.pointee},
@@ -114,7 +120,12 @@ json toJson(const Kernel& kernel) {
           {"explicit_name", kernel.explicitName.empty() ? json(nullptr)
                                                         : json(kernel.explicitName)},
           {"translation_units", kernel.translationUnits},
-          {"params", params}};
+          {"params", params},
+          {"index", kernel.index},
+          {"has_params", !kernel.params.empty()},
+          {"first_tensor_map", kernel.firstTensorMap},
+          {"tensor_map_count", kernel.tensorMapCount},
+          {"has_tensor_maps", kernel.tensorMapCount != 0}};
 }
 
 json toJson(const Record& record) {
@@ -129,23 +140,28 @@ json toJson(const Record& record) {
           {"align", record.align},   {"opaque", record.opaque}, {"fields", fields}};
 }
 
-json moduleDocument(const Module& module, const ToolVersions& versions, const std::string& arch) {
+json toJson(const Module& module) {
   json kernels = json::array();
   for (const Kernel& kernel : module.kernels)
     kernels.push_back(toJson(kernel));
   json records = json::array();
   for (const Record& record : module.records)
     records.push_back(toJson(record));
-  return {{"schema", "tlc.module"},
-          {"schema_version", kSchemaVersion},
-          {"tlc_version", versions.tlc},
-          {"clang_version", versions.clang},
-          {"cuda_version", versions.cuda},
-          {"arch", arch},
-          {"inputs", module.inputs},
+  return {{"inputs", module.inputs},
           {"kernels", kernels},
           {"records", records},
           {"other_entries", module.otherEntries}};
+}
+
+json moduleDocument(const Module& module, const ToolVersions& versions, const std::string& arch) {
+  json document = toJson(module);
+  document.update({{"schema", "tlc.module"},
+                   {"schema_version", kSchemaVersion},
+                   {"tlc_version", versions.tlc},
+                   {"clang_version", versions.clang},
+                   {"cuda_version", versions.cuda},
+                   {"arch", arch}});
+  return document;
 }
 
 } // namespace tlc

@@ -259,10 +259,12 @@ TEST_CASE("the JSON model carries versions, schema and every kernel field", "[ex
                                                 "extern_c", "linkage", "location",
                                                 "instantiated_at", "template_args",
                                                 "launch_bounds", "cluster_dims", "explicit_name",
-                                                "translation_units", "params"});
+                                                "translation_units", "params", "index",
+                                                "has_params", "first_tensor_map",
+                                                "tensor_map_count", "has_tensor_maps"});
   CHECK(keysOf(document["kernels"][1]["params"][0]) ==
         std::set<std::string>{"index", "name", "type", "canonical_type", "size", "align", "kind",
-                              "pointer", "c_type", "location"});
+                              "pointer", "c_type", "location", "c_name", "is_tensor_map"});
   CHECK(document["tlc_version"] == "1.2.3");
   CHECK(document["cuda_version"] == "13.0.88");
   CHECK(document["arch"] == "sm_90a");

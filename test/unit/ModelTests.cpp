@@ -1,7 +1,13 @@
 // The model without parsing anything: its enum tables (every enumerator named once, names round
-// trip, driver names that cuda.h declares).
+// trip, driver names as cuda.h declares them), its derived facts (C names, kernel indices,
+// tensor-map slices and groups), and the launcher view built on its JSON.
 #include "build/Toolchain.h"
+#include "checks/Entries.h"
+#include "frontend/TensorMapSpecs.h"
+#include "model/DerivedFacts.h"
 #include "model/EnumTables.h"
+#include "model/ModelJson.h"
+#include "render/LauncherView.h"
 
 #include "TestSupport.h"
 
@@ -113,4 +119,249 @@ TEST_CASE("the driver names are cuda.h's enumerators, in cuda.h's order", "[mode
   checkPrefix("CUtensorMapSwizzle", driverNames<TensorMapSwizzle>());
   checkPrefix("CUtensorMapL2promotion", driverNames<TensorMapL2Promotion>());
   checkPrefix("CUtensorMapFloatOOBfill", driverNames<TensorMapOobFill>());
+}
+
+namespace {
+
+// A tensor map from an annotation whose values are plain integers.
+TensorMapSpec tensorMap(const std::string& text, TensorMapMode mode = TensorMapMode::Tiled) {
+  TensorMapSpec spec;
+  spec.mode = mode;
+  spec.text = text;
+  auto integers = [](llvm::StringRef value, int64_t& out, std::string& error) {
+    error = "not an integer";
+    return !value.getAsInteger(10, out);
+  };
+  std::vector<std::string> problems = parseTensorMapSpec(spec, integers);
+  INFO(text);
+  REQUIRE(problems.empty());
+  return spec;
+}
+
+Param mapParam(const std::string& name, const TensorMapSpec& spec) {
+  Param param;
+  param.name = name;
+  param.kind = ParamKind::TensorMap;
+  param.tensorMap = spec;
+  return param;
+}
+
+Param intParam(const std::string& name) {
+  Param param;
+  param.name = name;
+  param.kind = ParamKind::Scalar;
+  param.scalar.type = ScalarType::I32;
+  return param;
+}
+
+Kernel kernelWith(const std::string& name, std::vector<Param> params) {
+  Kernel kernel;
+  kernel.name = kernel.displayName = kernel.symbol = kernel.launcher = name;
+  for (size_t i = 0; i < params.size(); ++i)
+    params[i].index = static_cast<unsigned>(i);
+  kernel.params = std::move(params);
+  return kernel;
+}
+
+std::vector<unsigned> groupsOf(const Kernel& kernel) {
+  std::vector<unsigned> groups;
+  for (const Param& param : kernel.params)
+    if (param.tensorMap)
+      groups.push_back(param.tensorMap->group);
+  return groups;
+}
+
+const char* const kTile = "dtype=bf16 box=64x64 swizzle=128B";
+
+} // namespace
+
+TEST_CASE("c_name keeps a parameter's name unless C or the launcher reserves it", "[model]") {
+  CHECK(cParameterName("x") == "x");
+  CHECK(cParameterName("Config") == "Config");
+  CHECK(cParameterName("restrict_") == "restrict_");
+  for (const char* reserved :
+       {"restrict", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",
+        "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "config", "args", "tensors"}) {
+    INFO(reserved);
+    CHECK(cParameterName(reserved) == std::string(reserved) + "_");
+  }
+}
+
+TEST_CASE("only the annotation's text and location leave descriptor settings alike", "[model]") {
+  TensorMapSpec base = tensorMap(kTile);
+  TensorMapSpec renamed = tensorMap("swizzle=128B box=64x64 dtype=bf16");
+  renamed.location = {"other.cu", 7, 3};
+  CHECK(sameDescriptorSettings(base, renamed));
+  std::vector<std::pair<const char*, void (*)(TensorMapSpec&)>> changes = {
+      {"mode", [](TensorMapSpec& s) { s.mode = TensorMapMode::Im2col; }},
+      {"dtype", [](TensorMapSpec& s) { s.dtype = TensorMapDataType::Float16; }},
+      {"rank", [](TensorMapSpec& s) { s.rank = 3; }},
+      {"box", [](TensorMapSpec& s) { s.box[1] = 32; }},
+      {"element strides", [](TensorMapSpec& s) { s.elemStrides[1] = 2; }},
+      {"swizzle", [](TensorMapSpec& s) { s.swizzle = TensorMapSwizzle::B64; }},
+      {"l2", [](TensorMapSpec& s) { s.l2 = TensorMapL2Promotion::B128; }},
+      {"oob", [](TensorMapSpec& s) { s.oob = TensorMapOobFill::NanRequestZeroFma; }},
+      {"interleave", [](TensorMapSpec& s) { s.interleave = TensorMapInterleave::B16; }},
+      {"lower", [](TensorMapSpec& s) { s.lower = {-1}; }},
+      {"upper", [](TensorMapSpec& s) { s.upper = {1}; }},
+      {"channels", [](TensorMapSpec& s) { s.channels = 8; }},
+      {"pixels", [](TensorMapSpec& s) { s.pixels = 8; }},
+      {"address alignment", [](TensorMapSpec& s) { s.addressAlignment = 32; }},
+      {"stride multiple", [](TensorMapSpec& s) { s.strideMultiple = 32; }},
+      {"dim0 multiple", [](TensorMapSpec& s) { s.dim0Multiple = 2; }},
+  };
+  for (const auto& [what, change] : changes) {
+    INFO(what);
+    TensorMapSpec changed = base;
+    change(changed);
+    CHECK_FALSE(sameDescriptorSettings(base, changed));
+  }
+}
+
+TEST_CASE("a kernel's tensor maps share the group of its first map with the same settings",
+          "[model]") {
+  const char* wide = "dtype=bf16 box=64x64 swizzle=128B l2=256B";
+  Module module;
+  module.kernels.push_back(
+      kernelWith("first", {mapParam("a", tensorMap(kTile)), intParam("n"),
+                           mapParam("b", tensorMap("box=64x64 swizzle=128B dtype=bf16")),
+                           mapParam("c", tensorMap(wide)), mapParam("d", tensorMap(wide)),
+                           mapParam("e", tensorMap(kTile))}));
+  // Groups count within a kernel: the same settings in another kernel start a group there.
+  module.kernels.push_back(
+      kernelWith("second", {mapParam("x", tensorMap(wide)), mapParam("y", tensorMap(kTile))}));
+  deriveFacts(module);
+  CHECK(groupsOf(module.kernels[0]) == std::vector<unsigned>{0, 0, 2, 2, 0});
+  CHECK(groupsOf(module.kernels[1]) == std::vector<unsigned>{0, 1});
+}
+
+TEST_CASE("kernel indices and tensor-map slices follow the kernels, also after --entry",
+          "[model]") {
+  Module module;
+  module.kernels.push_back(kernelWith(
+      "two_maps", {mapParam("config", tensorMap(kTile)), mapParam("out", tensorMap(kTile))}));
+  module.kernels.push_back(kernelWith("no_maps", {intParam("restrict")}));
+  module.kernels.push_back(kernelWith("no_params", {}));
+  module.kernels.push_back(
+      kernelWith("one_map", {intParam("n"), mapParam("in", tensorMap("dtype=f16 rank=4 channels=64 "
+                                                                     "pixels=128",
+                                                                     TensorMapMode::Im2col))}));
+  deriveFacts(module);
+  struct Row {
+    unsigned index, first, count;
+  };
+  const Row expected[] = {{0, 0, 2}, {1, 2, 0}, {2, 2, 0}, {3, 2, 1}};
+  for (size_t k = 0; k < std::size(expected); ++k) {
+    INFO(module.kernels[k].name);
+    CHECK(module.kernels[k].index == expected[k].index);
+    CHECK(module.kernels[k].firstTensorMap == expected[k].first);
+    CHECK(module.kernels[k].tensorMapCount == expected[k].count);
+  }
+  CHECK(module.kernels[0].params[0].cName == "config_");
+  CHECK(module.kernels[0].params[1].cName == "out");
+  CHECK(module.kernels[1].params[0].cName == "restrict_");
+
+  REQUIRE_FALSE(llvm::errorToBool(selectEntries(module, {"one_map", "no_maps"})));
+  REQUIRE(module.kernels.size() == 2);
+  CHECK(module.kernels[0].name == "no_maps");
+  CHECK(module.kernels[0].index == 0);
+  CHECK(module.kernels[1].name == "one_map");
+  CHECK(module.kernels[1].index == 1);
+  CHECK(module.kernels[1].firstTensorMap == 0);
+  CHECK(module.kernels[1].tensorMapCount == 1);
+}
+
+TEST_CASE("inspect --json shows the derived facts", "[model]") {
+  Module module;
+  module.kernels.push_back(kernelWith("plain", {intParam("args")}));
+  module.kernels.push_back(kernelWith(
+      "maps", {mapParam("a", tensorMap(kTile)), mapParam("tensors", tensorMap(kTile)),
+               mapParam("c", tensorMap("dtype=u8 box=16x4x2 interleave=32B swizzle=32B"))}));
+  deriveFacts(module);
+  nlohmann::json document = moduleDocument(module, {"1.2.3", "22.1.8", "13.0.88"}, "sm_90a");
+  const nlohmann::json& plain = document["kernels"][0];
+  CHECK(plain["index"] == 0);
+  CHECK(plain["has_params"] == true);
+  CHECK(plain["has_tensor_maps"] == false);
+  CHECK(plain["first_tensor_map"] == 0);
+  CHECK(plain["tensor_map_count"] == 0);
+  CHECK(plain["params"][0]["c_name"] == "args_");
+  CHECK(plain["params"][0]["is_tensor_map"] == false);
+  const nlohmann::json& maps = document["kernels"][1];
+  CHECK(maps["index"] == 1);
+  CHECK(maps["has_tensor_maps"] == true);
+  CHECK(maps["first_tensor_map"] == 0);
+  CHECK(maps["tensor_map_count"] == 3);
+  CHECK(maps["params"][1]["c_name"] == "tensors_");
+  CHECK(maps["params"][1]["is_tensor_map"] == true);
+  const nlohmann::json& interleaved = maps["params"][2]["tensor_map"];
+  CHECK(maps["params"][1]["tensor_map"]["group"] == 0);
+  CHECK(interleaved["group"] == 2);
+  CHECK(interleaved["mode"] == "tiled");
+  CHECK(interleaved["dtype"] == "u8");
+  CHECK(interleaved["dtype_enum"] == "CU_TENSOR_MAP_DATA_TYPE_UINT8");
+  CHECK(interleaved["element_bits"] == 8);
+  CHECK(interleaved["interleave"] == "32B");
+  CHECK(interleaved["interleave_enum"] == "CU_TENSOR_MAP_INTERLEAVE_32B");
+  CHECK(interleaved["swizzle_enum"] == "CU_TENSOR_MAP_SWIZZLE_32B");
+  CHECK(interleaved["address_alignment"] == 32);
+  CHECK(interleaved["stride_multiple"] == 32);
+  CHECK(interleaved["dim0_multiple"] == 1);
+  CHECK(interleaved["box"] == nlohmann::json::array({16, 4, 2}));
+}
+
+TEST_CASE("the launcher view is the model's JSON plus a build section and helpers", "[model]") {
+  Module module;
+  module.inputs = {"k.cu"};
+  module.kernels.push_back(kernelWith("plain", {intParam("n")}));
+  module.kernels.push_back(kernelWith("maps", {intParam("n"), mapParam("a", tensorMap(kTile)),
+                                               mapParam("config", tensorMap(kTile))}));
+  module.kernels.push_back(kernelWith(
+      "im2col", {mapParam("in", tensorMap("dtype=f16 rank=4 channels=64 pixels=128 lower=-1x-1",
+                                          TensorMapMode::Im2col))}));
+  deriveFacts(module);
+  LauncherFacts facts;
+  facts.name = "m";
+  facts.inputs = {"k.cu"};
+  facts.targets = {"sm_80", "sm_90a"};
+  facts.imageFile = "m.fatbin";
+  nlohmann::json view = launcherView(module, facts);
+  nlohmann::json model = toJson(module);
+
+  // Every key of the model's JSON is in the view with the same value; the view adds only the
+  // build section and the presentation helpers.
+  nlohmann::json stripped = view;
+  for (const char* helper : {"build", "kernel_count", "has_records", "has_tensor_maps"})
+    CHECK(stripped.erase(helper) == 1);
+  for (nlohmann::json& kernel : stripped["kernels"]) {
+    CHECK(kernel.erase("tensor_map_c_names") == 1);
+    for (nlohmann::json& param : kernel["params"])
+      if (param["is_tensor_map"] == true)
+        CHECK(param["tensor_map"].erase("table_row") == 1);
+  }
+  CHECK(stripped == model);
+
+  CHECK(view["build"]["module"] == "m");
+  CHECK(view["build"]["MODULE"] == "M");
+  CHECK(view["build"]["target_count"] == 2);
+  CHECK(view["build"]["targets_mask"] == "3u");
+  CHECK(view["build"]["targets"][1]["variant_literal"] == "'a'");
+  CHECK(view["build"]["image"]["symbol"] == "tlc_image_m");
+  CHECK(view["kernel_count"] == 3);
+  CHECK(view["has_records"] == false);
+  CHECK(view["has_tensor_maps"] == true);
+  CHECK(view["kernels"][0]["tensor_map_c_names"].empty());
+  CHECK(view["kernels"][1]["tensor_map_c_names"] == nlohmann::json::array({"a", "config_"}));
+  const nlohmann::json& tiled = view["kernels"][1]["params"][1]["tensor_map"]["table_row"];
+  CHECK(tiled["mode"] == "Tiled");
+  CHECK(tiled["box"] == nlohmann::json::array({64, 64, 0, 0, 0}));
+  CHECK(tiled["element_strides"] == nlohmann::json::array({1, 1, 0, 0, 0}));
+  CHECK(tiled["lower"] == nlohmann::json::array({0, 0, 0}));
+  CHECK(tiled["channels"] == 0);
+  const nlohmann::json& im2col = view["kernels"][2]["params"][0]["tensor_map"]["table_row"];
+  CHECK(im2col["mode"] == "Im2col");
+  CHECK(im2col["box"] == nlohmann::json::array({0, 0, 0, 0, 0}));
+  CHECK(im2col["lower"] == nlohmann::json::array({-1, -1, 0}));
+  CHECK(im2col["channels"] == 64);
+  CHECK(im2col["pixels"] == 128);
 }
