@@ -3,6 +3,7 @@
 #include "commands/Commands.h"
 #include "support/Error.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
 
 namespace tlc {
@@ -20,24 +21,25 @@ static std::string humanBytes(uint64_t bytes) {
   return text;
 }
 
-llvm::Error runCache(const CacheOptions& options, llvm::raw_ostream& out) {
-  BuildCache cache(defaultCacheDir());
-  if (options.action == "stats") {
-    auto stats = cache.stats();
-    if (!stats)
-      return stats.takeError();
-    out << "cache:   " << cache.dir() << (cacheEnabledByEnvironment() ? "" : " (disabled)")
-        << "\nentries: " << stats->entries << "\nsize:    " << humanBytes(stats->bytes)
-        << "\nhits:    " << stats->hits << "\nmisses:  " << stats->misses << "\n";
-    return llvm::Error::success();
-  }
-  if (options.action == "clear") {
-    if (llvm::Error error = cache.clear())
-      return error;
-    out << "cleared " << cache.dir() << "\n";
-    return llvm::Error::success();
-  }
-  auto limit = parseSize(options.maxSize);
+static llvm::Error printStats(const BuildCache& cache, llvm::raw_ostream& out) {
+  auto stats = cache.stats();
+  if (!stats)
+    return stats.takeError();
+  out << "cache:   " << cache.dir() << (cacheEnabledByEnvironment() ? "" : " (disabled)")
+      << "\nentries: " << stats->entries << "\nsize:    " << humanBytes(stats->bytes)
+      << "\nhits:    " << stats->hits << "\nmisses:  " << stats->misses << "\n";
+  return llvm::Error::success();
+}
+
+static llvm::Error clear(BuildCache& cache, llvm::raw_ostream& out) {
+  if (llvm::Error error = cache.clear())
+    return error;
+  out << "cleared " << cache.dir() << "\n";
+  return llvm::Error::success();
+}
+
+static llvm::Error prune(BuildCache& cache, const std::string& maxSize, llvm::raw_ostream& out) {
+  auto limit = parseSize(maxSize);
   if (!limit)
     return limit.takeError();
   auto removed = cache.prune(*limit);
@@ -45,6 +47,19 @@ llvm::Error runCache(const CacheOptions& options, llvm::raw_ostream& out) {
     return removed.takeError();
   out << "removed " << humanBytes(*removed) << " from " << cache.dir() << "\n";
   return llvm::Error::success();
+}
+
+llvm::Error runCache(const CacheOptions& options, llvm::raw_ostream& out) {
+  BuildCache cache(defaultCacheDir());
+  switch (options.action) {
+  case CacheAction::Stats:
+    return printStats(cache, out);
+  case CacheAction::Clear:
+    return clear(cache, out);
+  case CacheAction::Prune:
+    return prune(cache, options.maxSize, out);
+  }
+  llvm_unreachable("unknown cache action");
 }
 
 } // namespace tlc

@@ -1,6 +1,7 @@
 // --entry: selecting kernels by C++ name, launcher name or symbol.
 #include "checks/Entries.h"
 
+#include "model/DerivedFacts.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -55,6 +56,7 @@ llvm::Error selectEntries(Module& module, const std::vector<std::string>& entrie
   }
   module.kernels = std::move(kept);
   module.otherEntries.assign(others.begin(), others.end());
+  deriveFacts(module); // indices and tensor-map slices follow the kernels kept
   return llvm::Error::success();
 }
 

@@ -12,7 +12,9 @@
 
 namespace tlc {
 
-// InputError for an entry that names no kernel, listing the kernels and the closest match.
+// Keeps the kernels `entries` name and derives the module's facts again (kernel indices,
+// tensor-map slices). InputError for an entry that names no kernel, listing the kernels and
+// the closest match.
 llvm::Error selectEntries(Module& module, const std::vector<std::string>& entries);
 
 } // namespace tlc

@@ -2,6 +2,7 @@
 #include "checks/ModuleChecks.h"
 
 #include "support/Error.h"
+#include "model/DerivedFacts.h"
 #include "model/LauncherNames.h"
 #include "checks/SourceDiagnostics.h"
 
@@ -112,6 +113,7 @@ llvm::Expected<Module> buildModule(std::vector<TranslationUnitFacts> units,
     ++errors;
   if (errors)
     return reportedInputError("module checks failed");
+  deriveFacts(module);
   return module;
 }
 

@@ -15,8 +15,9 @@ namespace tlc {
 
 class SourceDiagnostics;
 
-// Merges per-input facts into one module (kernels deduplicated by symbol, in input order) and
-// checks it. Problems go to `diagnostics`; if any, returns a reported InputError.
+// Merges per-input facts into one module (kernels deduplicated by symbol, in input order),
+// checks it and fills its derived facts (model/DerivedFacts.h). Problems go to `diagnostics`; if
+// any, returns a reported InputError.
 llvm::Expected<Module> buildModule(std::vector<TranslationUnitFacts> units,
                                    SourceDiagnostics& diagnostics);
 

@@ -70,9 +70,11 @@ llvm::Error runBuild(const BuildOptions& options);
 // `tlc verify OUTDIR`: each output's SHA-256 against the manifest; InputError on a mismatch.
 llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out);
 
+enum class CacheAction { Stats, Clear, Prune };
+
 struct CacheOptions {
-  std::string action; // stats, clear, prune
-  std::string maxSize;
+  CacheAction action = CacheAction::Stats;
+  std::string maxSize; // prune: --max-size
 };
 
 // `tlc cache stats|clear|prune --max-size SIZE`.

@@ -9,6 +9,7 @@
 #include "frontend/ParameterTypes.h"
 #include "frontend/SourceFacts.h"
 #include "frontend/Symbols.h"
+#include "model/EnumTables.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -181,30 +182,30 @@ private:
         appendTemplateArgument(element, out);
       return;
     case clang::TemplateArgument::Type:
-      out.push_back({"type", clang::TypeName::getFullyQualifiedName(arg.getAsType(), Context,
-                                                                    policy)});
+      out.push_back({TemplateArgumentKind::Type,
+                     clang::TypeName::getFullyQualifiedName(arg.getAsType(), Context, policy)});
       return;
     case clang::TemplateArgument::Integral: {
       const llvm::APSInt& value = arg.getAsIntegral();
       if (arg.getIntegralType()->isBooleanType()) {
-        out.push_back({"value", value.getBoolValue() ? "true" : "false"});
+        out.push_back({TemplateArgumentKind::Value, value.getBoolValue() ? "true" : "false"});
         return;
       }
       if (const auto* enumType = arg.getIntegralType()->getAs<clang::EnumType>()) {
         for (const clang::EnumConstantDecl* constant : enumType->getDecl()->enumerators())
           if (llvm::APSInt::isSameValue(constant->getInitVal(), value)) {
-            out.push_back({"value", constant->getQualifiedNameAsString()});
+            out.push_back({TemplateArgumentKind::Value, constant->getQualifiedNameAsString()});
             return;
           }
       }
-      out.push_back({"value", llvm::toString(value, 10)});
+      out.push_back({TemplateArgumentKind::Value, llvm::toString(value, 10)});
       return;
     }
     default: {
       std::string text;
       llvm::raw_string_ostream os(text);
       arg.print(policy, os, /*IncludeType=*/false);
-      out.push_back({"value", text});
+      out.push_back({TemplateArgumentKind::Value, text});
       return;
     }
     }
@@ -307,7 +308,9 @@ private:
         continue;
       }
       TensorMapSpec spec;
-      spec.mode = annotation.key == "tma" ? "tiled" : "im2col";
+      for (const TensorMapModeRow& mode : EnumTable<TensorMapMode>::rows())
+        if (annotation.key == mode.annotationKey)
+          spec.mode = mode.value;
       spec.text = annotation.value;
       spec.location = presumedLocation(Context, annotation.location);
       param.tensorMap = spec;
@@ -351,7 +354,7 @@ private:
         valid = false;
         continue;
       }
-      const char* macro = param.tensorMap->mode == "tiled" ? "TLC_TMA" : "TLC_TMA_IM2COL";
+      const char* macro = describe(param.tensorMap->mode).macro;
       for (const std::string& problem : parseTensorMapSpec(*param.tensorMap, evaluate)) {
         Diagnostics.error(at, std::string(macro) + " of parameter '" + param.name + "': " +
                                   problem);

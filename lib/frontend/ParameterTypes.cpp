@@ -52,27 +52,41 @@ static bool isStandardTypedef(llvm::StringRef name) {
 }
 
 // bool i8 u8 ... f64 for builtin scalar types; "" for builtins a kernel cannot take by value.
-static std::string scalarName(const clang::ASTContext& context, clang::QualType type) {
+// The scalar type of a builtin type, if it is one a launcher can pass.
+static std::optional<ScalarType> scalarType(const clang::ASTContext& context,
+                                            clang::QualType type) {
   const auto* builtin = type->getAs<clang::BuiltinType>();
   if (!builtin)
-    return "";
+    return std::nullopt;
   if (builtin->isBooleanType())
-    return "bool";
-  uint64_t bits = context.getTypeSize(type);
-  if (builtin->isInteger() && bits <= 64)
-    return (builtin->isSignedInteger() ? "i" : "u") + std::to_string(bits);
+    return ScalarType::Bool;
+  if (builtin->isInteger()) {
+    bool isSigned = builtin->isSignedInteger();
+    switch (context.getTypeSize(type)) {
+    case 8:
+      return isSigned ? ScalarType::I8 : ScalarType::U8;
+    case 16:
+      return isSigned ? ScalarType::I16 : ScalarType::U16;
+    case 32:
+      return isSigned ? ScalarType::I32 : ScalarType::U32;
+    case 64:
+      return isSigned ? ScalarType::I64 : ScalarType::U64;
+    default:
+      return std::nullopt;
+    }
+  }
   switch (builtin->getKind()) {
   case clang::BuiltinType::Float:
-    return "f32";
+    return ScalarType::F32;
   case clang::BuiltinType::Double:
-    return "f64";
+    return ScalarType::F64;
   case clang::BuiltinType::Float16:
   case clang::BuiltinType::Half:
-    return "f16";
+    return ScalarType::F16;
   case clang::BuiltinType::BFloat16:
-    return "bf16";
+    return ScalarType::BF16;
   default:
-    return "";
+    return std::nullopt;
   }
 }
 
@@ -169,7 +183,7 @@ bool ParameterTypes::mirrorsByValue(clang::QualType type, CType& out) {
   clang::QualType canonical = type.getCanonicalType();
   if (const auto* enumType = canonical->getAs<clang::EnumType>())
     canonical = enumType->getDecl()->getIntegerType().getCanonicalType();
-  return !scalarName(Context, canonical).empty();
+  return scalarType(Context, canonical).has_value();
 }
 
 void ParameterTypes::describeFields(const clang::RecordDecl& record, Record& out) {
@@ -292,26 +306,35 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
   }
   if (isHalf(record) || isBFloat16(record)) {
     out.kind = ParamKind::Scalar;
-    out.scalar.type = isHalf(record) ? "f16" : "bf16";
+    out.scalar.type = isHalf(record) ? ScalarType::F16 : ScalarType::BF16;
     setBase(canonical, out.ctype);
     return true;
   }
   if (const auto* enumType = canonical->getAs<clang::EnumType>()) {
     const clang::EnumDecl* decl = enumType->getDecl();
     out.kind = ParamKind::Scalar;
-    out.scalar.type = scalarName(Context, decl->getIntegerType().getCanonicalType());
+    std::optional<ScalarType> underlying =
+        scalarType(Context, decl->getIntegerType().getCanonicalType());
+    if (!underlying) {
+      why = "the enum's underlying type '" +
+            decl->getIntegerType().getCanonicalType().getAsString(policy) +
+            "' is not a supported scalar";
+      return false;
+    }
+    out.scalar.type = *underlying;
     out.scalar.enumName = decl->getQualifiedNameAsString();
     setBase(canonical, out.ctype);
     return true;
   }
   if (canonical->isBuiltinType()) {
-    out.scalar.type = scalarName(Context, canonical);
-    if (out.scalar.type.empty()) {
+    std::optional<ScalarType> scalar = scalarType(Context, canonical);
+    if (!scalar) {
       why = "'" + out.canonicalType + "' is not a supported scalar (bool, 8-64-bit integers, "
             "float, double, __half, __nv_bfloat16)";
       return false;
     }
     out.kind = ParamKind::Scalar;
+    out.scalar.type = *scalar;
     setBase(type, out.ctype);
     return true;
   }

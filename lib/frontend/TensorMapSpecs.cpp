@@ -1,6 +1,8 @@
 // The TLC_TMA grammar: parsing and checking tensor-map annotations.
 #include "frontend/TensorMapSpecs.h"
 
+#include "model/EnumTables.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -12,70 +14,10 @@ namespace tlc {
 
 namespace {
 
-struct DataType {
-  const char* name;
-  const char* enumName;
-  unsigned bits;
-  bool floating;
-};
-
-// Every CUtensorMapDataType of the CUDA 13 headers, in enum order.
-const DataType kDataTypes[] = {
-    {"u8", "CU_TENSOR_MAP_DATA_TYPE_UINT8", 8, false},
-    {"u16", "CU_TENSOR_MAP_DATA_TYPE_UINT16", 16, false},
-    {"u32", "CU_TENSOR_MAP_DATA_TYPE_UINT32", 32, false},
-    {"s32", "CU_TENSOR_MAP_DATA_TYPE_INT32", 32, false},
-    {"u64", "CU_TENSOR_MAP_DATA_TYPE_UINT64", 64, false},
-    {"s64", "CU_TENSOR_MAP_DATA_TYPE_INT64", 64, false},
-    {"f16", "CU_TENSOR_MAP_DATA_TYPE_FLOAT16", 16, true},
-    {"f32", "CU_TENSOR_MAP_DATA_TYPE_FLOAT32", 32, true},
-    {"f64", "CU_TENSOR_MAP_DATA_TYPE_FLOAT64", 64, true},
-    {"bf16", "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", 16, true},
-    {"f32ftz", "CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ", 32, true},
-    {"tf32", "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32", 32, true},
-    {"tf32ftz", "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ", 32, true},
-    {"16u4_align8b", "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B", 4, false},
-    {"16u4_align16b", "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B", 4, false},
-    {"16u6_align16b", "CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B", 6, false},
-};
-
-struct Choice {
-  const char* name;
-  const char* enumName;
-  unsigned span; // swizzle span in bytes (0: none)
-};
-
-const Choice kSwizzles[] = {
-    {"none", "CU_TENSOR_MAP_SWIZZLE_NONE", 0},
-    {"32B", "CU_TENSOR_MAP_SWIZZLE_32B", 32},
-    {"64B", "CU_TENSOR_MAP_SWIZZLE_64B", 64},
-    {"128B", "CU_TENSOR_MAP_SWIZZLE_128B", 128},
-    {"128B_atom_32B", "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B", 128},
-    {"128B_atom_32B_flip_8B", "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B", 128},
-    {"128B_atom_64B", "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B", 128},
-};
-const Choice kL2Promotions[] = {
-    {"none", "CU_TENSOR_MAP_L2_PROMOTION_NONE", 0},
-    {"64B", "CU_TENSOR_MAP_L2_PROMOTION_L2_64B", 0},
-    {"128B", "CU_TENSOR_MAP_L2_PROMOTION_L2_128B", 0},
-    {"256B", "CU_TENSOR_MAP_L2_PROMOTION_L2_256B", 0},
-};
-const Choice kOobFills[] = {
-    {"none", "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE", 0},
-    {"nan", "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA", 0},
-};
-const Choice kInterleaves[] = {
-    {"none", "CU_TENSOR_MAP_INTERLEAVE_NONE", 0},
-    {"16B", "CU_TENSOR_MAP_INTERLEAVE_16B", 0},
-    {"32B", "CU_TENSOR_MAP_INTERLEAVE_32B", 0},
-};
-
-template <typename T, size_t N> std::string namesOf(const T (&table)[N]) {
-  std::string names;
-  for (const T& entry : table)
-    names += (names.empty() ? "" : ", ") + std::string(entry.name);
-  return names;
-}
+using DataTypeRow = EnumRow<TensorMapDataType>;
+using SwizzleRow = EnumRow<TensorMapSwizzle>;
+using OobRow = EnumRow<TensorMapOobFill>;
+using InterleaveRow = EnumRow<TensorMapInterleave>;
 
 // Splits on whitespace outside parentheses: "box=(A * 2)x64 dtype=f16" has two items.
 std::vector<std::string> splitTopLevel(llvm::StringRef text, bool (*isSeparator)(llvm::StringRef,
@@ -114,7 +56,7 @@ bool isListSeparatorAt(llvm::StringRef text, size_t i) {
 class SpecParser {
 public:
   SpecParser(TensorMapSpec& spec, const ValueEvaluator& evaluate)
-      : Spec(spec), Evaluate(evaluate), Tiled(spec.mode == "tiled") {}
+      : Spec(spec), Evaluate(evaluate), Tiled(spec.mode == TensorMapMode::Tiled) {}
 
   std::vector<std::string> run() {
     std::map<std::string, std::string> values;
@@ -160,12 +102,12 @@ private:
 
   void problem(const std::string& text) { Problems.push_back(text); }
 
-  template <typename T, size_t N>
-  const T* choose(const T (&table)[N], const std::string& key, const std::string& value) {
-    for (const T& entry : table)
-      if (llvm::StringRef(entry.name).equals_insensitive(value))
-        return &entry;
-    problem("unknown " + key + " '" + value + "' (one of: " + namesOf(table) + ")");
+  // The row `value` names (in any case), or null after reporting it.
+  template <typename Enum>
+  const EnumRow<Enum>* choose(const std::string& key, const std::string& value) {
+    if (const EnumRow<Enum>* row = findRow<Enum>(value, /*ignoreCase=*/true))
+      return row;
+    problem("unknown " + key + " '" + value + "' (one of: " + nameList<Enum>() + ")");
     return nullptr;
   }
 
@@ -175,33 +117,24 @@ private:
       return it == values.end() ? std::string(fallback) : it->second;
     };
     if (!values.count("dtype"))
-      problem("'dtype' is required (one of: " + namesOf(kDataTypes) + ")");
-    else if ((Type = choose(kDataTypes, "dtype", value("dtype", "")))) {
-      Spec.dtype = Type->name;
-      Spec.dtypeEnum = Type->enumName;
-      Spec.elementBits = Type->bits;
-    }
-    if ((Swizzle = choose(kSwizzles, "swizzle", value("swizzle", "none")))) {
-      Spec.swizzle = Swizzle->name;
-      Spec.swizzleEnum = Swizzle->enumName;
-    }
-    if (const Choice* l2 = choose(kL2Promotions, "l2", value("l2", "none"))) {
-      Spec.l2 = l2->name;
-      Spec.l2Enum = l2->enumName;
-    }
-    if ((Oob = choose(kOobFills, "oob", value("oob", "none")))) {
-      Spec.oob = Oob->name;
-      Spec.oobEnum = Oob->enumName;
-    }
-    if ((Interleave = choose(kInterleaves, "interleave", value("interleave", "none")))) {
-      Spec.interleave = Interleave->name;
-      Spec.interleaveEnum = Interleave->enumName;
-    }
+      problem("'dtype' is required (one of: " + nameList<TensorMapDataType>() + ")");
+    else if ((Type = choose<TensorMapDataType>("dtype", value("dtype", ""))))
+      Spec.dtype = Type->value;
+    if ((Swizzle = choose<TensorMapSwizzle>("swizzle", value("swizzle", "none"))))
+      Spec.swizzle = Swizzle->value;
+    if (const auto* l2 = choose<TensorMapL2Promotion>("l2", value("l2", "none")))
+      Spec.l2 = l2->value;
+    if ((Oob = choose<TensorMapOobFill>("oob", value("oob", "none"))))
+      Spec.oob = Oob->value;
+    if ((Interleave = choose<TensorMapInterleave>("interleave", value("interleave", "none"))))
+      Spec.interleave = Interleave->value;
     // What these choices demand of the tensor at run time (the launcher checks it).
-    bool wide = packed16B() || Spec.interleave == "32B";
+    bool wide = packed16B() || Spec.interleave == TensorMapInterleave::B32;
     Spec.addressAlignment = wide ? 32 : 16;
     Spec.strideMultiple = wide ? 32 : 16;
-    Spec.dim0Multiple = packed16B() ? 128 : Spec.dtype == "16u4_align8b" ? 2 : 1;
+    Spec.dim0Multiple = packed16B()                                          ? 128
+                        : Spec.dtype == TensorMapDataType::Packed16U4Align8B ? 2
+                                                                             : 1;
   }
 
   bool number(const std::string& key, const std::string& text, int64_t& out) {
@@ -262,10 +195,14 @@ private:
     return elements * Type->bits / 8;
   }
 
-  bool packed16B() const { return Type && llvm::StringRef(Type->name).ends_with("align16b"); }
+  // The types that pack 16 values into 16 bytes.
+  bool packed16B() const {
+    return Type && (Type->value == TensorMapDataType::Packed16U4Align16B ||
+                    Type->value == TensorMapDataType::Packed16U6Align16B);
+  }
 
   void checkRank(int64_t rank) {
-    bool interleaved = Interleave && Interleave->name != std::string("none");
+    bool interleaved = Interleave && Interleave->value != TensorMapInterleave::None;
     int64_t lowest = Tiled && !interleaved ? 1 : 3;
     if (rank < lowest || rank > 5)
       problem("rank " + std::to_string(rank) + " is outside " + std::to_string(lowest) +
@@ -291,22 +228,24 @@ private:
     int64_t bytes = innerBytes(elements);
     std::string row = "the inner " + what + " is " + std::to_string(bytes) + " bytes (" +
                       std::to_string(elements) + " x " + Type->name + ")";
-    bool interleaved = Interleave->name != std::string("none");
+    bool interleaved = Interleave->value != TensorMapInterleave::None;
     if (!interleaved && bytes % 16 != 0)
       problem(row + ", not a multiple of 16");
     if (!interleaved && Swizzle->span && bytes > Swizzle->span)
       problem(row + ", over the " + Swizzle->name + " swizzle span");
-    if (Interleave->name == std::string("32B") && Swizzle->name != std::string("32B"))
+    if (Interleave->value == TensorMapInterleave::B32 && Swizzle->value != TensorMapSwizzle::B32)
       problem("interleave=32B needs swizzle=32B");
-    if (Oob && Oob->name == std::string("nan") && !Type->floating)
+    if (Oob && Oob->value == TensorMapOobFill::NanRequestZeroFma && !Type->floating)
       problem("oob=nan needs a floating-point dtype, not " + std::string(Type->name));
-    if (Type->name == std::string("16u6_align16b") && interleaved)
+    bool sixBit = Type->value == TensorMapDataType::Packed16U6Align16B;
+    if (sixBit && interleaved)
       problem("dtype=16u6_align16b needs interleave=none");
     if (packed16B()) {
-      std::set<std::string> allowed = {"none", "128B", "128B_atom_32B"};
-      if (Type->name == std::string("16u6_align16b"))
-        allowed.insert("128B_atom_64B");
-      if (!allowed.count(Swizzle->name))
+      std::set<TensorMapSwizzle> allowed = {TensorMapSwizzle::None, TensorMapSwizzle::B128,
+                                            TensorMapSwizzle::B128Atom32B};
+      if (sixBit)
+        allowed.insert(TensorMapSwizzle::B128Atom64B);
+      if (!allowed.count(Swizzle->value))
         problem("dtype=" + std::string(Type->name) + " does not support swizzle=" +
                 Swizzle->name);
     }
@@ -324,7 +263,7 @@ private:
     if (Spec.box.empty())
       return;
     if (packed16B() && Spec.box[0] != 128)
-      problem("dtype=" + Spec.dtype + " needs an inner box dim of 128, not " +
+      problem("dtype=" + std::string(Type->name) + " needs an inner box dim of 128, not " +
               std::to_string(Spec.box[0]));
     checkInnerRow(Spec.box[0], "box dim");
   }
@@ -351,7 +290,7 @@ private:
     if (Spec.channels < 1 || Spec.channels > 256)
       problem("channels " + std::to_string(Spec.channels) + " is outside 1..256");
     else if (packed16B() && Spec.channels != 128)
-      problem("dtype=" + Spec.dtype + " needs channels=128");
+      problem("dtype=" + std::string(Type->name) + " needs channels=128");
     if (Spec.pixels < 1 || Spec.pixels > 1024)
       problem("pixels " + std::to_string(Spec.pixels) + " is outside 1..1024");
     checkElementStrides();
@@ -361,10 +300,11 @@ private:
   TensorMapSpec& Spec;
   const ValueEvaluator& Evaluate;
   bool Tiled;
-  const DataType* Type = nullptr;
-  const Choice* Swizzle = nullptr;
-  const Choice* Oob = nullptr;
-  const Choice* Interleave = nullptr;
+  // The rows chosen, null while unknown (a problem was reported).
+  const DataTypeRow* Type = nullptr;
+  const SwizzleRow* Swizzle = nullptr;
+  const OobRow* Oob = nullptr;
+  const InterleaveRow* Interleave = nullptr;
   std::optional<int64_t> RankGiven;
   std::vector<std::string> Problems;
 };
@@ -373,13 +313,6 @@ private:
 
 std::vector<std::string> parseTensorMapSpec(TensorMapSpec& spec, const ValueEvaluator& evaluate) {
   return SpecParser(spec, evaluate).run();
-}
-
-std::vector<std::string> tensorMapDataTypes() {
-  std::vector<std::string> names;
-  for (const DataType& type : kDataTypes)
-    names.push_back(type.name);
-  return names;
 }
 
 } // namespace tlc

@@ -28,7 +28,4 @@ using ValueEvaluator =
 // rules for descriptors. Returns every problem found, each a sentence naming the key and rule.
 std::vector<std::string> parseTensorMapSpec(TensorMapSpec& spec, const ValueEvaluator& evaluate);
 
-// Short data type names the grammar accepts, in the driver's enum order.
-std::vector<std::string> tensorMapDataTypes();
-
 } // namespace tlc

@@ -36,11 +36,16 @@ struct CType {
   std::vector<Pointer> pointers;
 };
 
+// The model's enums are spelled only at the JSON edge; model/EnumTables.h has one table per enum
+// with its names (annotation and JSON spelling, the CUDA driver's enumerator).
+
 enum class ParamKind { Pointer, Scalar, Record, TensorMap };
 
-// Scalar type names: bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64.
+// A scalar parameter's type; spelled bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64.
+enum class ScalarType { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64 };
+
 struct ScalarInfo {
-  std::string type;
+  ScalarType type = ScalarType::I32;
   std::string enumName; // set when the parameter is an enum; `type` is then its underlying type
 };
 
@@ -56,29 +61,56 @@ struct RecordRef {
   std::string header; // file that declares it
 };
 
-// What TLC_TMA / TLC_TMA_IM2COL said about a tensor-map parameter (filled by the TMA issue's
-// parser; the raw text is kept so diagnostics can quote it).
+// The tensor-map choices of docs/tma.md. Apart from the mode, each mirrors one of the CUDA
+// driver's enums (CUtensorMapDataType, CUtensorMapSwizzle, ...) enumerator for enumerator, in
+// its order (test/unit/ModelTests.cpp compares them with cuda.h).
+enum class TensorMapMode { Tiled, Im2col }; // TLC_TMA, TLC_TMA_IM2COL
+enum class TensorMapDataType {
+  UInt8,
+  UInt16,
+  UInt32,
+  Int32,
+  UInt64,
+  Int64,
+  Float16,
+  Float32,
+  Float64,
+  BFloat16,
+  Float32Ftz,
+  TFloat32,
+  TFloat32Ftz,
+  Packed16U4Align8B,  // 16 4-bit values in 8 bytes
+  Packed16U4Align16B, // 16 4-bit values in 16 bytes
+  Packed16U6Align16B, // 16 6-bit values in 16 bytes
+};
+enum class TensorMapSwizzle { None, B32, B64, B128, B128Atom32B, B128Atom32BFlip8B, B128Atom64B };
+enum class TensorMapL2Promotion { None, B64, B128, B256 };
+enum class TensorMapOobFill { None, NanRequestZeroFma };
+enum class TensorMapInterleave { None, B16, B32 };
+
+// What TLC_TMA / TLC_TMA_IM2COL said about a tensor-map parameter (filled by the annotation
+// parser, frontend/TensorMapSpecs.h; the raw text is kept so diagnostics can quote it).
 struct TensorMapSpec {
-  std::string mode;       // "tiled" or "im2col"
-  std::string text;       // the annotation string as written
+  TensorMapMode mode = TensorMapMode::Tiled;
+  std::string text;        // the annotation string as written
   SourceLocation location; // of the annotation
-  std::string dtype;      // short name, e.g. "bf16"
-  std::string dtypeEnum;  // the driver's name, e.g. "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
-  unsigned elementBits = 0;
+  TensorMapDataType dtype = TensorMapDataType::UInt8; // required: the parser reports its absence
   unsigned rank = 0;
   std::vector<int64_t> box;         // tiled: box dims, innermost first
   std::vector<int64_t> elemStrides; // innermost first
-  std::string swizzle = "none";      // and the driver's enum names for each choice
-  std::string l2 = "none";
-  std::string oob = "none";
-  std::string interleave = "none";
-  std::string swizzleEnum, l2Enum, oobEnum, interleaveEnum;
+  TensorMapSwizzle swizzle = TensorMapSwizzle::None;
+  TensorMapL2Promotion l2 = TensorMapL2Promotion::None;
+  TensorMapOobFill oob = TensorMapOobFill::None;
+  TensorMapInterleave interleave = TensorMapInterleave::None;
   std::vector<int64_t> lower, upper; // im2col corners (rank - 2 entries)
   int64_t channels = 0, pixels = 0;  // im2col: channels per pixel, pixels per column
   // The driver's rules on the tensor that follow from dtype and interleave (powers of two).
   unsigned addressAlignment = 16; // bytes
   unsigned strideMultiple = 16;   // bytes
   unsigned dim0Multiple = 1;      // elements
+  // Derived (model/DerivedFacts.h): among the kernel's tensor maps, counted from 0, the first
+  // with the same descriptor settings as this one (its own position if none).
+  unsigned group = 0;
 };
 
 struct Param {
@@ -95,10 +127,13 @@ struct Param {
   ScalarInfo scalar;                    // kind == Scalar
   RecordRef record;                     // kind == Record
   std::optional<TensorMapSpec> tensorMap; // kind == TensorMap, once annotated
+  std::string cName; // derived: the name generated C code gives it (cParameterName)
 };
 
+enum class TemplateArgumentKind { Type, Value };
+
 struct TemplateArgument {
-  std::string kind;  // "type", "value"
+  TemplateArgumentKind kind = TemplateArgumentKind::Type;
   std::string value; // "float", "4", "true"
 };
 
@@ -124,6 +159,12 @@ struct Kernel {
   std::string launcher;     // C identifier of the launcher (NAME_<launcher>), set by naming
   std::vector<Param> params;
   std::vector<std::string> translationUnits; // inputs whose parse defined this kernel
+  // Derived (model/DerivedFacts.h): its position in Module::kernels, and its tensor maps'
+  // slice [firstTensorMap, firstTensorMap + tensorMapCount) of the module's table of tensor
+  // maps, which lists every kernel's maps in kernel and parameter order.
+  unsigned index = 0;
+  unsigned firstTensorMap = 0;
+  unsigned tensorMapCount = 0;
 
   bool hasTensorMaps() const;
 };
@@ -167,8 +208,5 @@ struct Module {
   std::vector<Record> records;
   std::vector<std::string> otherEntries; // kernels from system headers: in the image, no launcher
 };
-
-const char* toString(ParamKind kind);
-const char* toString(DeviceSymbol::Kind kind);
 
 } // namespace tlc

@@ -1,6 +1,8 @@
 // The module model as JSON (`inspect --json` and the templates' view).
 #include "model/ModelJson.h"
 
+#include "model/EnumTables.h"
+
 namespace tlc {
 
 using nlohmann::json;
@@ -13,53 +15,39 @@ json toJson(const SourceLocation& location) {
   return {{"file", location.file}, {"line", location.line}, {"column", location.column}};
 }
 
-static const char* baseKindName(CType::Base base) {
-  switch (base) {
-  case CType::Base::Void:
-    return "void";
-  case CType::Base::Builtin:
-    return "builtin";
-  case CType::Base::Half:
-    return "half";
-  case CType::Base::BFloat16:
-    return "bfloat16";
-  case CType::Base::Record:
-    return "record";
-  case CType::Base::TensorMap:
-    return "tensor_map";
-  }
-  return "?";
-}
-
 json toJson(const CType& type) {
   json pointers = json::array();
   for (const CType::Pointer& pointer : type.pointers)
     pointers.push_back({{"const", pointer.isConst}, {"restrict", pointer.isRestrict}});
   return {{"base", type.base},
-          {"base_kind", baseKindName(type.baseKind)},
+          {"base_kind", toString(type.baseKind)},
           {"is_mirror", type.baseKind == CType::Base::Record},
           {"const", type.baseConst},
           {"pointers", pointers}};
 }
 
 static json tensorMapJson(const TensorMapSpec& spec) {
-  json out = {{"mode", spec.mode},
+  json out = {{"mode", toString(spec.mode)},
               {"annotation", spec.text},
               {"location", toJson(spec.location)},
-              {"dtype", spec.dtype},
-              {"dtype_enum", spec.dtypeEnum},
-              {"element_bits", spec.elementBits},
+              {"dtype", toString(spec.dtype)},
+              {"dtype_enum", driverName(spec.dtype)},
+              {"element_bits", describe(spec.dtype).bits},
               {"rank", spec.rank},
               {"element_strides", spec.elemStrides},
-              {"swizzle", spec.swizzle},
-              {"swizzle_enum", spec.swizzleEnum},
-              {"l2_promotion", spec.l2},
-              {"l2_promotion_enum", spec.l2Enum},
-              {"oob_fill", spec.oob},
-              {"oob_fill_enum", spec.oobEnum},
-              {"interleave", spec.interleave},
-              {"interleave_enum", spec.interleaveEnum}};
-  if (spec.mode == "tiled") {
+              {"swizzle", toString(spec.swizzle)},
+              {"swizzle_enum", driverName(spec.swizzle)},
+              {"l2_promotion", toString(spec.l2)},
+              {"l2_promotion_enum", driverName(spec.l2)},
+              {"oob_fill", toString(spec.oob)},
+              {"oob_fill_enum", driverName(spec.oob)},
+              {"interleave", toString(spec.interleave)},
+              {"interleave_enum", driverName(spec.interleave)},
+              {"address_alignment", spec.addressAlignment},
+              {"stride_multiple", spec.strideMultiple},
+              {"dim0_multiple", spec.dim0Multiple},
+              {"group", spec.group}};
+  if (spec.mode == TensorMapMode::Tiled) {
     out["box"] = spec.box;
   } else {
     out["lower_corner"] = spec.lower;
@@ -79,7 +67,9 @@ json toJson(const Param& param) {
               {"align", param.align},
               {"kind", toString(param.kind)},
               {"c_type", toJson(param.ctype)},
-              {"location", toJson(param.location)}};
+              {"location", toJson(param.location)},
+              {"c_name", param.cName},
+              {"is_tensor_map", param.tensorMap.has_value()}};
   switch (param.kind) {
   case ParamKind::Pointer:
     out["pointer"] = {{"pointee", param.pointer.pointee},
@@ -87,9 +77,9 @@ json toJson(const Param& param) {
                       {"restrict", param.pointer.isRestrict}};
     break;
   case ParamKind::Scalar:
-    out["scalar"] = {{"type", param.scalar.type},
-                     {"enum", param.scalar.enumName.empty() ? json(nullptr)
-                                                            : json(param.scalar.enumName)}};
+    out["scalar"] = {
+        {"type", toString(param.scalar.type)},
+        {"enum", param.scalar.enumName.empty() ? json(nullptr) : json(param.scalar.enumName)}};
     break;
   case ParamKind::Record:
     out["record"] = {{"name", param.record.name},
@@ -106,7 +96,7 @@ json toJson(const Param& param) {
 json toJson(const Kernel& kernel) {
   json templateArgs = json::array();
   for (const TemplateArgument& arg : kernel.templateArgs)
-    templateArgs.push_back({{"kind", arg.kind}, {"value", arg.value}});
+    templateArgs.push_back({{"kind", toString(arg.kind)}, {"value", arg.value}});
   json params = json::array();
   for (const Param& param : kernel.params)
     params.push_back(toJson(param));
@@ -130,7 +120,12 @@ json toJson(const Kernel& kernel) {
           {"explicit_name", kernel.explicitName.empty() ? json(nullptr)
                                                         : json(kernel.explicitName)},
           {"translation_units", kernel.translationUnits},
-          {"params", params}};
+          {"params", params},
+          {"index", kernel.index},
+          {"has_params", !kernel.params.empty()},
+          {"first_tensor_map", kernel.firstTensorMap},
+          {"tensor_map_count", kernel.tensorMapCount},
+          {"has_tensor_maps", kernel.tensorMapCount != 0}};
 }
 
 json toJson(const Record& record) {
@@ -145,23 +140,28 @@ json toJson(const Record& record) {
           {"align", record.align},   {"opaque", record.opaque}, {"fields", fields}};
 }
 
-json moduleDocument(const Module& module, const ToolVersions& versions, const std::string& arch) {
+json toJson(const Module& module) {
   json kernels = json::array();
   for (const Kernel& kernel : module.kernels)
     kernels.push_back(toJson(kernel));
   json records = json::array();
   for (const Record& record : module.records)
     records.push_back(toJson(record));
-  return {{"schema", "tlc.module"},
-          {"schema_version", kSchemaVersion},
-          {"tlc_version", versions.tlc},
-          {"clang_version", versions.clang},
-          {"cuda_version", versions.cuda},
-          {"arch", arch},
-          {"inputs", module.inputs},
+  return {{"inputs", module.inputs},
           {"kernels", kernels},
           {"records", records},
           {"other_entries", module.otherEntries}};
+}
+
+json moduleDocument(const Module& module, const ToolVersions& versions, const std::string& arch) {
+  json document = toJson(module);
+  document.update({{"schema", "tlc.module"},
+                   {"schema_version", kSchemaVersion},
+                   {"tlc_version", versions.tlc},
+                   {"clang_version", versions.clang},
+                   {"cuda_version", versions.cuda},
+                   {"arch", arch}});
+  return document;
 }
 
 } // namespace tlc

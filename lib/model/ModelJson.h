@@ -22,6 +22,9 @@ nlohmann::json toJson(const CType& type);
 nlohmann::json toJson(const Param& param);
 nlohmann::json toJson(const Kernel& kernel);
 nlohmann::json toJson(const Record& record);
+// The module's own part of the document: inputs, kernels, records, other_entries. The launcher
+// templates' view is this plus build facts (render/LauncherView.h).
+nlohmann::json toJson(const Module& module);
 
 // The whole `inspect --json` document.
 nlohmann::json moduleDocument(const Module& module, const ToolVersions& versions,

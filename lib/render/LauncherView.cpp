@@ -1,63 +1,16 @@
-// The view the launcher templates render: the model plus build facts.
+// The view the launcher templates render: the model's JSON, a build section, presentation helpers.
 #include "render/LauncherView.h"
 
+#include "build/Toolchain.h"
 #include "model/ModelJson.h"
 #include "render/ModuleApi.h"
-#include "build/Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
-#include <algorithm>
+#include <cassert>
 
 namespace tlc {
-
-std::string cParameterName(const std::string& name) {
-  // C keywords that are not C++ keywords, and the launcher's own parameter and local names.
-  static const char* const reserved[] = {
-      "restrict", "_Bool",     "_Complex", "_Imaginary",     "_Alignas", "_Alignof",
-      "_Atomic",  "_Generic",  "_Noreturn", "_Static_assert", "_Thread_local",
-      "config",   "args",      "tensors"};
-  bool clash = std::find(std::begin(reserved), std::end(reserved), name) != std::end(reserved);
-  return clash ? name + "_" : name;
-}
-
-// What the launcher's table of tensor maps needs: fixed-size arrays for the C initialiser and
-// the run-time rules on the tensor.
-static nlohmann::json tensorMapEntry(const TensorMapSpec& spec, const Param& param,
-                                     const Kernel& kernel) {
-  auto padded = [](std::vector<int64_t> values, size_t size) {
-    values.resize(size, 0);
-    return values;
-  };
-  return {{"kernel", kernel.launcher},
-          {"parameter", param.name},
-          {"argument", param.index},
-          {"mode", spec.mode == "im2col" ? "Im2col" : "Tiled"},
-          {"dtype_enum", spec.dtypeEnum},
-          {"rank", spec.rank},
-          {"box", padded(spec.box, 5)},
-          {"element_strides", padded(spec.elemStrides, 5)},
-          {"lower", padded(spec.lower, 3)},
-          {"upper", padded(spec.upper, 3)},
-          {"channels", spec.channels},
-          {"pixels", spec.pixels},
-          {"interleave_enum", spec.interleaveEnum},
-          {"swizzle_enum", spec.swizzleEnum},
-          {"l2_enum", spec.l2Enum},
-          {"oob_enum", spec.oobEnum},
-          {"address_alignment", spec.addressAlignment},
-          {"stride_multiple", spec.strideMultiple},
-          {"dim0_multiple", spec.dim0Multiple}};
-}
-
-// Whether two tensor-map entries would encode alike for the same tensor (names aside).
-static bool sameDescriptorSettings(nlohmann::json a, nlohmann::json b) {
-  for (nlohmann::json* entry : {&a, &b})
-    for (const char* name : {"kernel", "parameter", "argument", "group"})
-      entry->erase(name);
-  return a == b;
-}
 
 // "sm_90a" -> {name, arch 90, variant "a", ptx false}; "compute_80" -> PTX.
 static nlohmann::json targetEntry(llvm::StringRef target) {
@@ -87,72 +40,70 @@ static nlohmann::json targetsView(const std::vector<std::string>& targets) {
   return list;
 }
 
-nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
-  nlohmann::json kernels = nlohmann::json::array();
-  nlohmann::json tensorMaps = nlohmann::json::array();
-  for (size_t i = 0; i < module.kernels.size(); ++i) {
-    const Kernel& kernel = module.kernels[i];
-    nlohmann::json view = toJson(kernel);
-    view["index"] = i;
-    view["has_params"] = !kernel.params.empty();
-    // Every target holds every kernel until the image says otherwise.
-    view["targets_mask"] = std::to_string((1ull << facts.targets.size()) - 1) + "u";
-    size_t firstMap = tensorMaps.size();
-    view["first_tensor_map"] = firstMap;
-    nlohmann::json mapArguments = nlohmann::json::array();
-    for (size_t p = 0; p < kernel.params.size(); ++p) {
-      nlohmann::json& param = view["params"][p];
-      param["c_name"] = cParameterName(kernel.params[p].name);
-      param["is_tensor_map"] = kernel.params[p].tensorMap.has_value();
-      if (!kernel.params[p].tensorMap)
-        continue;
-      size_t slot = mapArguments.size(); // this map's index among the kernel's maps
-      mapArguments.push_back(p);
-      nlohmann::json entry = tensorMapEntry(*kernel.params[p].tensorMap, kernel.params[p], kernel);
-      // The kernel's first map with the same descriptor settings (this one if none): maps of
-      // one group can share an encoding at run time, and the launcher compares group numbers.
-      entry["group"] = slot;
-      for (size_t earlier = firstMap; earlier < tensorMaps.size(); ++earlier)
-        if (sameDescriptorSettings(tensorMaps[earlier], entry)) {
-          entry["group"] = earlier - firstMap;
-          break;
-        }
-      tensorMaps.push_back(std::move(entry));
-    }
-    view["tensor_map_args"] = mapArguments;
-    nlohmann::json mapNames = nlohmann::json::array();
-    for (const Param& param : kernel.params)
-      if (param.tensorMap)
-        mapNames.push_back(cParameterName(param.name));
-    view["tensor_map_params"] = mapNames;
-    view["tensor_map_count"] = mapArguments.size();
-    view["has_tensor_maps"] = !mapArguments.empty();
-    kernels.push_back(std::move(view));
-  }
-  nlohmann::json records = nlohmann::json::array();
-  for (const Record& record : module.records)
-    records.push_back(toJson(record));
+// What the build knows and the model does not.
+static nlohmann::json buildSection(const LauncherFacts& facts) {
+  return {{"module", facts.name},
+          {"MODULE", llvm::StringRef(facts.name).upper()},
+          {"tlc_version", tlcVersion()},
+          {"inputs", facts.inputs},
+          {"targets", targetsView(facts.targets)},
+          {"target_count", facts.targets.size()},
+          // Every target holds every kernel until the image says otherwise.
+          {"targets_mask", std::to_string((1ull << facts.targets.size()) - 1) + "u"},
+          {"image",
+           {{"file", facts.imageFile},
+            {"embedded", facts.embedImage},
+            {"symbol", "tlc_image_" + facts.name}}},
+          {"launcher_types", facts.launcherTypes},
+          {"uses_vector_types", false},
+          {"api", moduleApiView()}};
+}
 
-  nlohmann::json view = {{"module", facts.name},
-                         {"MODULE", llvm::StringRef(facts.name).upper()},
-                         {"tlc_version", tlcVersion()},
-                         {"inputs", facts.inputs},
-                         {"targets", targetsView(facts.targets)},
-                         {"target_count", facts.targets.size()},
-                         {"relocatable", facts.relocatable},
-                         {"image",
-                          {{"file", facts.imageFile},
-                           {"embedded", facts.embedImage},
-                           {"symbol", "tlc_image_" + facts.name}}},
-                         {"launcher_types", facts.launcherTypes},
-                         {"uses_vector_types", false},
-                         {"api", moduleApiView()}};
+// The row of the runtime's TensorMapInfo table beyond what the model's JSON says as is: the
+// runtime's mode enumerator, the driver's fixed-size arrays (zero-padded) and im2col's channels
+// and pixels (0 for tiled maps).
+static nlohmann::json tensorMapTableRow(const TensorMapSpec& spec) {
+  auto padded = [](std::vector<int64_t> values, size_t size) {
+    values.resize(size, 0);
+    return values;
+  };
+  return {{"mode", spec.mode == TensorMapMode::Im2col ? "Im2col" : "Tiled"},
+          {"box", padded(spec.box, 5)},
+          {"element_strides", padded(spec.elemStrides, 5)},
+          {"lower", padded(spec.lower, 3)},
+          {"upper", padded(spec.upper, 3)},
+          {"channels", spec.channels},
+          {"pixels", spec.pixels}};
+}
+
+// Mustache can test a value but not count, pad or filter a list: these helpers do it.
+static void addPresentationHelpers(const Module& module, nlohmann::json& view) {
+  bool anyTensorMaps = false;
+  for (size_t k = 0; k < module.kernels.size(); ++k) {
+    const Kernel& kernel = module.kernels[k];
+    assert(kernel.index == k && "the module's derived facts are stale (deriveFacts)");
+    nlohmann::json& kernelView = view["kernels"][k];
+    // The launcher's `tensors` array: the tensor-map parameters alone, comma-separated.
+    nlohmann::json mapNames = nlohmann::json::array();
+    for (size_t p = 0; p < kernel.params.size(); ++p) {
+      const Param& param = kernel.params[p];
+      if (!param.tensorMap)
+        continue;
+      mapNames.push_back(param.cName);
+      kernelView["params"][p]["tensor_map"]["table_row"] = tensorMapTableRow(*param.tensorMap);
+    }
+    kernelView["tensor_map_c_names"] = std::move(mapNames);
+    anyTensorMaps |= kernel.tensorMapCount != 0;
+  }
   view["kernel_count"] = module.kernels.size();
-  view["kernels"] = kernels;
-  view["records"] = records;
   view["has_records"] = !module.records.empty();
-  view["tensor_maps"] = tensorMaps;
-  view["has_tensor_maps"] = !tensorMaps.empty();
+  view["has_tensor_maps"] = anyTensorMaps;
+}
+
+nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
+  nlohmann::json view = toJson(module);
+  addPresentationHelpers(module, view);
+  view["build"] = buildSection(facts);
   return view;
 }
 

@@ -1,5 +1,7 @@
-// The view the launcher templates render: the module model (as `inspect --json` prints it) plus
-// the build facts the generated code needs (module name, kernel indices, image).
+// The view the launcher templates render: the module as `inspect --json` prints it
+// (model/ModelJson.h, derived facts included), a `build` section with what only the build knows
+// (module name, targets, image, the module API, the text of tlc/launcher.h), and a few
+// presentation helpers Mustache cannot compute (counts, padded arrays, filtered lists).
 #pragma once
 
 #include "model/Model.h"
@@ -21,10 +23,8 @@ struct LauncherFacts {
   std::string launcherTypes; // the text of tlc/launcher.h, copied into NAME.h
 };
 
+// `module` must carry its derived facts (model/DerivedFacts.h), as buildModule and
+// selectEntries leave it.
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts);
-
-// The parameter name used in generated C code: the kernel's, unless C or the launcher itself
-// reserves it ("restrict", "config", ...), then with a trailing underscore.
-std::string cParameterName(const std::string& name);
 
 } // namespace tlc

@@ -2,6 +2,7 @@
 // parameters, attributes. One parse per TEST_CASE; each shape is a row or a SECTION.
 #include "TestSupport.h"
 
+#include "model/EnumTables.h"
 #include "model/ModelJson.h"
 
 #include <catch2/catch.hpp>
@@ -57,7 +58,7 @@ const Kernel& bySymbol(const Module& module, const std::string& symbol) {
 std::vector<std::string> scalarTypes(const Kernel& kernel) {
   std::vector<std::string> types;
   for (const Param& param : kernel.params)
-    types.push_back(param.scalar.type);
+    types.push_back(toString(param.scalar.type));
   return types;
 }
 
@@ -89,7 +90,7 @@ TEST_CASE("parameters are classified with device sizes and C types", "[extractio
     REQUIRE(saxpy.params.size() == 4);
     CHECK(saxpy.params[0].name == "a");
     CHECK(saxpy.params[0].kind == ParamKind::Scalar);
-    CHECK(saxpy.params[0].scalar.type == "f32");
+    CHECK(saxpy.params[0].scalar.type == ScalarType::F32);
     CHECK(saxpy.params[1].kind == ParamKind::Pointer);
     CHECK(saxpy.params[1].pointer.pointee == "float");
     CHECK(saxpy.params[1].pointer.pointeeConst);
@@ -111,9 +112,9 @@ TEST_CASE("parameters are classified with device sizes and C types", "[extractio
     REQUIRE(copy.params[0].ctype.pointers.size() == 1);
     CHECK(copy.params[0].ctype.pointers[0].isRestrict);
     REQUIRE(copy.templateArgs.size() == 2);
-    CHECK(copy.templateArgs[0].kind == "type");
+    CHECK(copy.templateArgs[0].kind == TemplateArgumentKind::Type);
     CHECK(copy.templateArgs[0].value == "float");
-    CHECK(copy.templateArgs[1].kind == "value");
+    CHECK(copy.templateArgs[1].kind == TemplateArgumentKind::Value);
     CHECK(copy.templateArgs[1].value == "4");
     REQUIRE(copy.instantiatedAt);
     CHECK(copy.instantiatedAt->line == 28);
@@ -144,15 +145,15 @@ TEST_CASE("parameters are classified with device sizes and C types", "[extractio
     CHECK(halves.params[0].ctype.baseConst);
     CHECK(halves.params[1].ctype.baseKind == CType::Base::BFloat16);
     CHECK(halves.params[2].kind == ParamKind::Scalar);
-    CHECK(halves.params[2].scalar.type == "f16");
+    CHECK(halves.params[2].scalar.type == ScalarType::F16);
     CHECK(halves.params[2].size == 2);
-    CHECK(halves.params[3].scalar.type == "bf16");
+    CHECK(halves.params[3].scalar.type == ScalarType::BF16);
     CHECK(halves.params[3].ctype.base == "tlc_bfloat16");
   }
 
   SECTION("enums are scalars of their underlying type") {
     const Kernel& modes = bySymbol(module, "_Z5modes4Mode6Legacy");
-    CHECK(modes.params[0].scalar.type == "u8");
+    CHECK(modes.params[0].scalar.type == ScalarType::U8);
     CHECK(modes.params[0].scalar.enumName == "Mode");
     CHECK(modes.params[0].ctype.base == "unsigned char");
     CHECK(modes.params[1].scalar.enumName == "Legacy");
@@ -216,7 +217,7 @@ TEST_CASE("parameters are classified with device sizes and C types", "[extractio
     const Kernel& fill = bySymbol(module, "_Z4fillIfEvPT_S0_i");
     REQUIRE(fill.instantiatedAt);
     CHECK_THAT(fill.instantiatedAt->file, Catch::EndsWith("host_main.cu"));
-    CHECK(fill.params[1].scalar.type == "f32");
+    CHECK(fill.params[1].scalar.type == ScalarType::F32);
   }
 }
 
@@ -258,10 +259,12 @@ TEST_CASE("the JSON model carries versions, schema and every kernel field", "[ex
                                                 "extern_c", "linkage", "location",
                                                 "instantiated_at", "template_args",
                                                 "launch_bounds", "cluster_dims", "explicit_name",
-                                                "translation_units", "params"});
+                                                "translation_units", "params", "index",
+                                                "has_params", "first_tensor_map",
+                                                "tensor_map_count", "has_tensor_maps"});
   CHECK(keysOf(document["kernels"][1]["params"][0]) ==
         std::set<std::string>{"index", "name", "type", "canonical_type", "size", "align", "kind",
-                              "pointer", "c_type", "location"});
+                              "pointer", "c_type", "location", "c_name", "is_tensor_map"});
   CHECK(document["tlc_version"] == "1.2.3");
   CHECK(document["cuda_version"] == "13.0.88");
   CHECK(document["arch"] == "sm_90a");

@@ -16,7 +16,7 @@ Kernel kernel(const std::string& name, std::vector<std::string> paramTypes,
   k.displayName = name;
   k.explicitName = explicitName;
   for (const std::string& value : templateArgs)
-    k.templateArgs.push_back({"type", value});
+    k.templateArgs.push_back({TemplateArgumentKind::Type, value});
   unsigned index = 0;
   for (const std::string& type : paramTypes) {
     Param p;

@@ -1,6 +1,7 @@
 // The TLC_TMA / TLC_TMA_IM2COL grammar and its tlc-time checks: a table of valid annotations
 // with what they parse to, and a table of invalid ones with the exact message.
 #include "frontend/TensorMapSpecs.h"
+#include "model/EnumTables.h"
 
 #include <catch2/catch.hpp>
 
@@ -29,7 +30,9 @@ bool evaluate(llvm::StringRef text, int64_t& value, std::string& error) {
 TensorMapSpec parse(const std::string& mode, const std::string& text,
                     std::vector<std::string>& problems) {
   TensorMapSpec spec;
-  spec.mode = mode;
+  std::optional<TensorMapMode> parsedMode = fromString<TensorMapMode>(mode);
+  REQUIRE(parsedMode);
+  spec.mode = *parsedMode;
   spec.text = text;
   problems = parseTensorMapSpec(spec, evaluate);
   return spec;
@@ -41,32 +44,32 @@ TEST_CASE("valid tiled annotations parse to the driver's values", "[tma]") {
   std::vector<std::string> problems;
   TensorMapSpec a = parse("tiled", "dtype=bf16 box=64x64 swizzle=128B", problems);
   REQUIRE(problems.empty());
-  CHECK(a.dtypeEnum == "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16");
+  CHECK(a.dtype == TensorMapDataType::BFloat16);
   CHECK(a.rank == 2);
   CHECK(a.box == std::vector<int64_t>{64, 64});
   CHECK(a.elemStrides == std::vector<int64_t>{1, 1});
-  CHECK(a.swizzleEnum == "CU_TENSOR_MAP_SWIZZLE_128B");
-  CHECK(a.l2Enum == "CU_TENSOR_MAP_L2_PROMOTION_NONE");
-  CHECK(a.oobEnum == "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE");
-  CHECK(a.interleaveEnum == "CU_TENSOR_MAP_INTERLEAVE_NONE");
+  CHECK(a.swizzle == TensorMapSwizzle::B128);
+  CHECK(a.l2 == TensorMapL2Promotion::None);
+  CHECK(a.oob == TensorMapOobFill::None);
+  CHECK(a.interleave == TensorMapInterleave::None);
 
   TensorMapSpec b = parse(
       "tiled", "dtype=f32 box=32x8x4 elemstrides=1x1x2 l2=256B oob=nan interleave=none", problems);
   REQUIRE(problems.empty());
   CHECK(b.rank == 3);
   CHECK(b.elemStrides == std::vector<int64_t>{1, 1, 2});
-  CHECK(b.l2Enum == "CU_TENSOR_MAP_L2_PROMOTION_L2_256B");
-  CHECK(b.oobEnum == "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA");
+  CHECK(b.l2 == TensorMapL2Promotion::B256);
+  CHECK(b.oob == TensorMapOobFill::NanRequestZeroFma);
 
   TensorMapSpec c = parse("tiled", "dtype=f16 box=(TILE)x(ROWS) rank=2 swizzle=128B_atom_32B",
                           problems);
   REQUIRE(problems.empty());
   CHECK(c.box == std::vector<int64_t>{64, 8});
-  CHECK(c.swizzleEnum == "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B");
+  CHECK(c.swizzle == TensorMapSwizzle::B128Atom32B);
 
   TensorMapSpec d = parse("tiled", "dtype=u8 box=16x4x2 interleave=32B swizzle=32B", problems);
   CHECK(problems.empty());
-  CHECK(d.interleaveEnum == "CU_TENSOR_MAP_INTERLEAVE_32B");
+  CHECK(d.interleave == TensorMapInterleave::B32);
 }
 
 TEST_CASE("valid im2col annotations parse corners, channels and pixels", "[tma]") {
@@ -97,17 +100,15 @@ TEST_CASE("every CUDA 13 tensor-map data type has a short name", "[tma]") {
       {"f32ftz", "FLOAT32_FTZ"}, {"tf32", "TFLOAT32"},
       {"tf32ftz", "TFLOAT32_FTZ"}, {"16u4_align8b", "16U4_ALIGN8B"},
       {"16u4_align16b", "16U4_ALIGN16B"}, {"16u6_align16b", "16U6_ALIGN16B"}};
-  std::vector<std::string> names;
-  for (const auto& [name, enumName] : expected)
-    names.push_back(name);
-  CHECK(tensorMapDataTypes() == names);
+  REQUIRE(EnumTable<TensorMapDataType>::rows().size() == expected.size());
   for (const auto& [name, enumName] : expected) {
     INFO(name);
     // The packed types need a 128-element inner box; a box of 128 suits every type.
     std::vector<std::string> problems;
     TensorMapSpec spec = parse("tiled", "dtype=" + name + " box=128", problems);
     CHECK(problems.empty());
-    CHECK(spec.dtypeEnum == "CU_TENSOR_MAP_DATA_TYPE_" + enumName);
+    CHECK(toString(spec.dtype) == name);
+    CHECK(driverName(spec.dtype) == "CU_TENSOR_MAP_DATA_TYPE_" + enumName);
   }
 }
 

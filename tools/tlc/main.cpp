@@ -176,13 +176,13 @@ int main(int argc, char** argv) {
   cacheCommand->require_subcommand(1);
   tlc::CacheOptions cache;
   cacheCommand->add_subcommand("stats", "Entries, size, hits and misses")
-      ->callback([&] { cache.action = "stats"; });
+      ->callback([&] { cache.action = tlc::CacheAction::Stats; });
   cacheCommand->add_subcommand("clear", "Remove every entry")
-      ->callback([&] { cache.action = "clear"; });
+      ->callback([&] { cache.action = tlc::CacheAction::Clear; });
   CLI::App* prune = cacheCommand->add_subcommand("prune", "Remove least recently used entries");
   prune->add_option("--max-size", cache.maxSize, "Keep at most this much: 500M, 10G, ...")
       ->required();
-  prune->callback([&] { cache.action = "prune"; });
+  prune->callback([&] { cache.action = tlc::CacheAction::Prune; });
 
   try {
     app.parse(args);
