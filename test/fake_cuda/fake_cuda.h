@@ -1,9 +1,9 @@
 /* fake_cuda.h: the control API of libtlc_fake_cuda.so, a fake CUDA driver for tests.
  *
  * The fake exports only cuGetProcAddress_v2; through it a program finds the driver entry points
- * tlc's launcher runtime uses (cuInit, cuDevice*, cuCtx*, cuLibrary*, cuKernel*, cuLaunchKernel,
- * cuLaunchKernelEx, cuTensorMapEncodeTiled/Im2col, ...), each at the ABI version it has had since
- * the CUDA release named in the fake's table. Point the launcher at it with
+ * tlc's launcher runtime uses (cuInit, cuDevice*, cuCtx*, cuLibrary*, cuKernel*, cuLink*,
+ * cuLaunchKernel, cuLaunchKernelEx, cuTensorMapEncodeTiled/Im2col, ...), each at the ABI version it
+ * has had since the CUDA release named in the fake's table. Point the launcher at it with
  * TLC_TEST_LIBCUDA=/path/to/libtlc_fake_cuda.so and link the test with it too: the dynamic
  * loader then maps it once, so the test's control calls and the launcher's driver calls share
  * one state.
@@ -15,7 +15,8 @@
  *   - cuLibraryLoadData takes a cubin, an uncompressed fatbin (its SASS and PTX entries;
  *     compressed entries are skipped, and an image with nothing else is
  *     CUDA_ERROR_INVALID_IMAGE) or a cubin made by the fake's cuLinkComplete. cuLibraryGetKernel
- *     finds a symbol if any image holds it. The code serving a device is the one the real driver
+ *     finds a symbol if any image holds it, or with a context current whose device runs PTX, if
+ *     that PTX entry holds it (as on an H100). The code serving a device is the one the real driver
  *     picks: the SASS with the highest sm of the device's major and a minor not above its minor;
  *     else the PTX with the highest arch not above the device's (arch-specific `a` PTX only on
  *     that exact arch, family `f` PTX on its major with a minor not above the device's), the
@@ -51,11 +52,11 @@
  *     starts at 48 KiB and may be raised up to the device's opt-in maximum; a launch asking for
  *     more dynamic shared memory than the attribute allows fails with CUDA_ERROR_INVALID_VALUE.
  *   - Each kernel's parameter sizes and __cluster_dims__, read from the image's .nv.info
- *     section: a launch needs kernelParams when the kernel has parameters, and records their
- *     values. A cluster (a launch attribute, else the compiled shape; a kernel compiled with one
- *     cannot be launched with another) needs sm_90, must tile the grid, and may hold more than 8
- *     blocks (at most 16) only with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
- *     otherwise CUDA_ERROR_INVALID_CLUSTER_SIZE.
+ *     section (SASS) or its .entry declaration (PTX, linked code): a launch needs kernelParams when
+ * the kernel has parameters, and records their values. A cluster (a launch attribute, else the
+ * compiled shape; a kernel compiled with one cannot be launched with another) needs sm_90, must
+ * tile the grid, and may hold more than 8 blocks (at most 16) only with
+ * CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED; otherwise CUDA_ERROR_INVALID_CLUSTER_SIZE.
  *   - Every driver call except cuGetProcAddress, cuGetErrorName and cuGetErrorString needs
  *     cuInit first (CUDA_ERROR_NOT_INITIALIZED otherwise); cuInit fails with
  *     CUDA_ERROR_NO_DEVICE when there are no devices. Released handles (an unloaded library's
@@ -63,8 +64,9 @@
  *   - A tensor map encoded by the fake holds a recognisable pattern that records which call
  *     encoded it (fake_cuda_tensor_map_source).
  *
- * Every driver call, failed or not, is appended to a log (fake_cuda_call). The control calls
- * below are not logged. All functions are thread safe.
+ * Every driver call, failed or not, is appended to a log (fake_cuda_call); calls that needed
+ * code on a device record which code served it (kind and SM: SASS, JIT-compiled PTX, linked).
+ * The control calls below are not logged. All functions are thread safe.
  */
 #ifndef TLC_FAKE_CUDA_H
 #define TLC_FAKE_CUDA_H
