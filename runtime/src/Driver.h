@@ -32,6 +32,10 @@ struct Driver {
   PFN_cuKernelGetFunction_v12000 kernelGetFunction;
   PFN_cuKernelGetAttribute_v12000 kernelGetAttribute;
   PFN_cuKernelSetAttribute_v12000 kernelSetAttribute;
+  PFN_cuLinkCreate_v6050 linkCreate;
+  PFN_cuLinkAddData_v6050 linkAddData;
+  PFN_cuLinkComplete_v5050 linkComplete;
+  PFN_cuLinkDestroy_v5050 linkDestroy;
   PFN_cuLaunchKernel_v4000 launchKernel;
   PFN_cuLaunchKernelEx_v11060 launchKernelEx;
   PFN_cuTensorMapEncodeTiled_v12000 tensorMapEncodeTiled;

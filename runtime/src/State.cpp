@@ -4,11 +4,13 @@
 
 #include "Driver.h"
 #include "Errors.h"
+#include "Link.h"
 #include "Targets.h"
 
 #include <dlfcn.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -93,9 +95,9 @@ tlc_status failNoBinary(const Module& module, const DeviceState& device, int ker
   }
   return fail(TLC_ERROR_NO_BINARY,
               "%s: no code for device %d (%s, compute capability %d.%d): the image holds %s; "
-              "SASS runs only on its own major version and PTX only on its arch or newer, so "
-              "rebuild with --arch sm_%d%d, or with a PTX target such as compute_%d%d that the "
-              "driver can JIT-compile",
+              "SASS runs only on its own major version (sm_XYa only on X.Y) and PTX only on its "
+              "arch or newer, so rebuild with --arch sm_%d%d for this device, or with a PTX "
+              "target such as compute_%d%d that the driver JIT-compiles for it",
               module.name, device.ordinal, device.name, device.major, device.minor, holds,
               device.major, device.minor, device.major, device.minor);
 }
@@ -118,17 +120,18 @@ bool libraryFolder(char* out, size_t size) {
   return std::snprintf(out, size, "%.*s", length, info.dli_fname) < static_cast<int>(size);
 }
 
-tlc_status readImageFile(const Module& module, ModuleState& state, const char* path) {
+tlc_status readImageFile(const Module& module, ModuleState& state, const char* path, size_t& size) {
   std::FILE* file = std::fopen(path, "rb");
   if (!file)
     return fail(TLC_ERROR_IMAGE, "%s: cannot open the device image %s: %s", module.name, path,
                 std::strerror(errno));
   void* data = nullptr;
-  long size = -1;
-  if (std::fseek(file, 0, SEEK_END) == 0 && (size = std::ftell(file)) > 0 &&
+  long length = -1;
+  if (std::fseek(file, 0, SEEK_END) == 0 && (length = std::ftell(file)) > 0 &&
       std::fseek(file, 0, SEEK_SET) == 0) {
-    data = std::malloc(static_cast<size_t>(size));
-    if (data && std::fread(data, 1, static_cast<size_t>(size), file) != static_cast<size_t>(size)) {
+    size = static_cast<size_t>(length);
+    data = std::malloc(size);
+    if (data && std::fread(data, 1, size, file) != size) {
       std::free(data);
       data = nullptr;
     }
@@ -141,9 +144,11 @@ tlc_status readImageFile(const Module& module, ModuleState& state, const char* p
 }
 
 // The image's bytes: embedded, from NAME_set_image_path's path, or from beside the library.
-tlc_status imageBytes(const Module& module, ModuleState& state, const void*& image, char* path,
-                      size_t pathSize) {
+// `available`: how many may be read (an embedded image's size is known only from its headers).
+tlc_status imageBytes(const Module& module, ModuleState& state, const void*& image,
+                      size_t& available, char* path, size_t pathSize) {
   std::snprintf(path, pathSize, "embedded");
+  available = SIZE_MAX;
   if (!state.imagePath && module.image) {
     image = module.image;
     return TLC_SUCCESS;
@@ -160,7 +165,7 @@ tlc_status imageBytes(const Module& module, ModuleState& state, const void*& ima
       return fail(TLC_ERROR_IMAGE, "%s: the path of %s in %s is too long", module.name,
                   module.imageFile, folder);
   }
-  tlc_status status = readImageFile(module, state, path);
+  tlc_status status = readImageFile(module, state, path, available);
   image = state.imageCopy;
   return status;
 }
@@ -185,22 +190,49 @@ tlc_status failJit(const Module& module, const ModuleState& state, const DeviceS
   return TLC_ERROR_IMAGE;
 }
 
+// The image's bytes as the device will load them: a relocatable module's PTX is linked for the
+// device first (with the device's context current).
+tlc_status bytesToLoad(const Module& module, ModuleState& state, const DeviceState& device,
+                       const void*& image, char* path, size_t pathSize) {
+  size_t available = 0;
+  tlc_status status = imageBytes(module, state, image, available, path, pathSize);
+  if (status != TLC_SUCCESS || !needsLink(module, device))
+    return status;
+  status = linkRelocatablePtx(module, device, image, available, state.linkedImage, state.jitLog,
+                              sizeof state.jitLog);
+  std::free(state.imageCopy); // only the linked code is loaded
+  state.imageCopy = nullptr;
+  image = state.linkedImage;
+  return status;
+}
+
+void freeImages(ModuleState& state) {
+  std::free(state.imageCopy);
+  state.imageCopy = nullptr;
+  std::free(state.linkedImage);
+  state.linkedImage = nullptr;
+}
+
 // Under the module's lock: loads the image and looks every kernel up. The driver may check the
 // image against the current context's device here, so `device` names it in a failure.
 tlc_status loadImage(const Module& module, ModuleState& state, const DeviceState& device) {
   const void* image = nullptr;
   char path[4096];
-  tlc_status status = imageBytes(module, state, image, path, sizeof path);
-  if (status != TLC_SUCCESS)
+  tlc_status status = bytesToLoad(module, state, device, image, path, sizeof path);
+  if (status != TLC_SUCCESS) {
+    freeImages(state);
     return status;
+  }
   const Driver& d = driver();
-  // The JIT log buffer lives as long as the library: with lazy loading the driver may compile
-  // PTX later, when a kernel is first resolved in a context.
+  // The log and its options live as long as the library (State.h says why).
   state.jitLog[0] = '\0';
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void* values[] = {state.jitLog, reinterpret_cast<void*>(sizeof state.jitLog)};
+  state.jitOptions[0] = CU_JIT_ERROR_LOG_BUFFER;
+  state.jitOptionValues[0] = state.jitLog;
+  state.jitOptions[1] = CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+  state.jitOptionValues[1] = reinterpret_cast<void*>(sizeof state.jitLog);
   CUlibrary library = nullptr;
-  CUresult result = d.libraryLoadData(&library, image, options, values, 2, nullptr, nullptr, 0);
+  CUresult result = d.libraryLoadData(&library, image, state.jitOptions, state.jitOptionValues, 2,
+                                      nullptr, nullptr, 0);
   int missing = -1; // the kernel whose lookup failed, if one did
   for (int kernel = 0; result == CUDA_SUCCESS && kernel < module.kernelCount; ++kernel) {
     result = d.libraryGetKernel(&state.kernels[kernel], library, module.kernels[kernel].symbol);
@@ -211,14 +243,17 @@ tlc_status loadImage(const Module& module, ModuleState& state, const DeviceState
   }
   if (result == CUDA_SUCCESS) {
     state.library = library;
+    state.loadedFor = device.ordinal;
     return TLC_SUCCESS;
   }
-  std::free(state.imageCopy);
-  state.imageCopy = nullptr;
+  freeImages(state);
   if (result == CUDA_ERROR_NO_BINARY_FOR_GPU)
     return failNoBinary(module, device, -1);
+  // With a context current the driver compiles PTX during the load, yet reports a failure only
+  // at the first lookup (seen on an H100).
   if (isJitFailure(result))
-    return failJit(module, state, device, "cuLibraryLoadData", result);
+    return failJit(module, state, device, missing >= 0 ? "cuLibraryGetKernel" : "cuLibraryLoadData",
+                   result);
   if (missing >= 0)
     return fail(TLC_ERROR_IMAGE, "%s: kernel %s is not in the device image (%s): %s", module.name,
                 module.kernels[missing].symbol, path, errorName(result));
@@ -239,8 +274,8 @@ tlc_status readAttribute(const Module& module, const DeviceState& device,
   return TLC_SUCCESS;
 }
 
-// Which device `ordinal` is, what it can run and what it allows.
-tlc_status describeDevice(const Module& module, DeviceState& device) {
+// Which device `ordinal` is and which image target it runs.
+tlc_status identifyDevice(const Module& module, DeviceState& device) {
   const Driver& d = driver();
   CUresult result = d.deviceGet(&device.device, device.ordinal);
   if (result != CUDA_SUCCESS)
@@ -248,12 +283,19 @@ tlc_status describeDevice(const Module& module, DeviceState& device) {
                     result);
   if (d.deviceGetName(device.name, sizeof device.name, device.device) != CUDA_SUCCESS)
     std::snprintf(device.name, sizeof device.name, "device %d", device.ordinal);
-  int persisting = 0, window = 0;
   tlc_status status = readAttribute(module, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
                                     device.major);
   if (status == TLC_SUCCESS)
     status = readAttribute(module, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                            device.minor);
+  device.target = chooseTarget(module.targets, module.targetCount, device.major, device.minor);
+  return status;
+}
+
+// Which device `ordinal` is, what it can run and what it allows.
+tlc_status describeDevice(const Module& module, DeviceState& device) {
+  int persisting = 0, window = 0;
+  tlc_status status = identifyDevice(module, device);
   if (status == TLC_SUCCESS)
     status = readAttribute(module, device, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE,
                            persisting);
@@ -262,8 +304,44 @@ tlc_status describeDevice(const Module& module, DeviceState& device) {
                            window);
   device.maxPersistingL2 = persisting > 0 ? static_cast<size_t>(persisting) : 0;
   device.maxL2Window = window > 0 ? static_cast<size_t>(window) : 0;
-  device.target = chooseTarget(module.targets, module.targetCount, device.major, device.minor);
   return status;
+}
+
+// A relocatable module's image, once loaded for one device, serves another only with the same
+// code: the runtime links relocatable PTX once per process, for the device the image is first
+// loaded on, and that linked code is SASS for that device's compute capability.
+tlc_status checkRelocatable(const Module& module, const ModuleState& state,
+                            const DeviceState& device) {
+  if (!module.relocatable || state.loadedFor < 0 || state.loadedFor == device.ordinal ||
+      device.target < 0)
+    return TLC_SUCCESS;
+  const DeviceState& first = *state.devices[state.loadedFor];
+  const char* needs = module.targets[device.target].name;
+  if (state.linkedImage) {
+    if (device.target == first.target && device.major == first.major && device.minor >= first.minor)
+      return TLC_SUCCESS;
+    return fail(TLC_ERROR_NO_BINARY,
+                "%s: no code for device %d (%s, compute capability %d.%d, which needs %s): the "
+                "module's relocatable PTX (%s) was linked for device %d (%s, compute capability "
+                "%d.%d) when the image was loaded, and the runtime links it once per process; "
+                "use devices of one compute capability, or build SASS for compute capability "
+                "%d.%d (--arch sm_%d%d)",
+                module.name, device.ordinal, device.name, device.major, device.minor, needs,
+                module.targets[first.target].name, first.ordinal, first.name, first.major,
+                first.minor, device.major, device.minor, device.major, device.minor);
+  }
+  if (!needsLink(module, device))
+    return TLC_SUCCESS;
+  return fail(TLC_ERROR_NO_BINARY,
+              "%s: no code for device %d (%s, compute capability %d.%d): it needs the module's "
+              "relocatable PTX (%s) linked for it, but the image was loaded for device %d (%s, "
+              "compute capability %d.%d, which runs %s), and the runtime links relocatable PTX "
+              "only for the device it first loads the image on; build SASS for compute "
+              "capability %d.%d (--arch sm_%d%d)",
+              module.name, device.ordinal, device.name, device.major, device.minor, needs,
+              first.ordinal, first.name, first.major, first.minor,
+              module.targets[first.target].name, device.major, device.minor, device.major,
+              device.minor);
 }
 
 // The first kernel this device's target holds, to make the driver load the image there.
@@ -285,6 +363,9 @@ tlc_status checkDeviceImage(const Module& module, ModuleState& state, DeviceStat
     return failNoBinary(module, device, -1);
   if (!state.library)
     return loadImage(module, state, device);
+  tlc_status status = checkRelocatable(module, state, device);
+  if (status != TLC_SUCCESS)
+    return status;
   int kernel = firstKernelFor(module, state, device);
   if (kernel < 0)
     return failNoBinary(module, device, -1);
@@ -462,26 +543,32 @@ tlc_status unloadModule(Module& module) {
     if (result != CUDA_SUCCESS && result != CUDA_ERROR_DEINITIALIZED && status == TLC_SUCCESS)
       status = failCall(module, TLC_ERROR_DRIVER, -1, "cuLibraryUnload", result);
   }
-  std::free(state->imageCopy);
-  state->imageCopy = nullptr;
+  freeImages(*state);
+  state->loadedFor = -1;
   state->closing.store(false, std::memory_order_seq_cst);
   return status;
 }
 
-tlc_status deviceCapability(const Module& module, int ordinal, int& major, int& minor) {
+tlc_status deviceTarget(Module& module, int ordinal, int& target) {
   const Driver* d = nullptr;
   tlc_status status = openDriver(module.name, d);
   if (status != TLC_SUCCESS)
     return status;
-  CUdevice device = 0;
-  CUresult result = d->deviceGet(&device, ordinal);
-  if (result == CUDA_SUCCESS)
-    result = d->deviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
-  if (result == CUDA_SUCCESS)
-    result = d->deviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
-  if (result != CUDA_SUCCESS)
-    return failCall(module, statusFor(result, TLC_ERROR_DRIVER), ordinal, "cuDeviceGet", result);
-  return TLC_SUCCESS;
+  ModuleState* state = stateOf(module);
+  if (!state)
+    return TLC_ERROR_DRIVER;
+  DeviceState device;
+  device.ordinal = ordinal;
+  status = identifyDevice(module, device);
+  if (status != TLC_SUCCESS)
+    return status;
+  if (device.target < 0)
+    return failNoBinary(module, device, -1);
+  std::lock_guard<std::mutex> lock(state->mutex);
+  status = checkRelocatable(module, *state, device);
+  if (status == TLC_SUCCESS)
+    target = device.target;
+  return status;
 }
 
 tlc_status setImagePath(Module& module, const char* path) {

@@ -51,8 +51,15 @@ struct ModuleState {
   CUlibrary library = nullptr;
   CUkernel* kernels = nullptr; // [kernelCount], looked up by exact symbol at load
   void* imageCopy = nullptr;   // an image read from a file, kept while loaded
+  void* linkedImage = nullptr; // a relocatable module's PTX linked for `loadedFor`, likewise
+  int loadedFor = -1;          // the device the image was loaded for; -1 while not loaded
   char* imagePath = nullptr;   // set by tlc_NAME_set_image_path
-  char jitLog[8192] = {};      // the driver's JIT messages (kept while loaded: JIT may be lazy)
+  // The driver's JIT messages and the options naming them: kept while loaded, since the driver
+  // may compile PTX lazily (when a kernel is first resolved in a context) and write the log,
+  // and its length into the options, then.
+  char jitLog[8192] = {};
+  CUjit_option jitOptions[2] = {};
+  void* jitOptionValues[2] = {};
 };
 
 // The module's state, made at first use; null (with a message) if host memory ran out.
@@ -85,9 +92,11 @@ tlc_status activate(Module& module, int ordinal, ActiveDevice& active);
 // Releases every device and the image; the next launch loads again.
 tlc_status unloadModule(Module& module);
 
-// Reads device `ordinal`'s compute capability, opening the driver if needed (no image is
-// loaded).
-tlc_status deviceCapability(const Module& module, int ordinal, int& major, int& minor);
+// The image target device `ordinal` runs (an index into module.targets), as a launch there would
+// find it, opening the driver if needed but loading nothing: TLC_ERROR_NO_BINARY (with the
+// message a launch would give) if the image has no code for the device, or if the image is
+// loaded already and cannot serve it (a relocatable module's PTX linked for another device).
+tlc_status deviceTarget(Module& module, int ordinal, int& target);
 
 // Failures naming the module, a call and a device (-1: none) or a kernel.
 tlc_status failCall(const Module& module, tlc_status status, int device, const char* call,
@@ -96,7 +105,8 @@ tlc_status failKernel(const Module& module, tlc_status status, int kernel, int d
                       const char* call, CUresult result);
 // What a driver error means for the caller.
 tlc_status statusFor(CUresult result, tlc_status otherwise);
-// TLC_ERROR_NO_BINARY for a device the image (or one kernel of it) cannot serve.
+// TLC_ERROR_NO_BINARY for a device the image (or one kernel of it) cannot serve: what the
+// image holds, what the device is, and how to rebuild.
 tlc_status failNoBinary(const Module& module, const DeviceState& device, int kernel);
 
 } // namespace tlc::runtime

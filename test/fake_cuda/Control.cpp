@@ -175,8 +175,20 @@ int fake_cuda_loaded_libraries(void) {
 
 int fake_cuda_chosen_sm(int device) {
   auto lock = lockState();
-  auto chosen = state().chosenSm.find(device);
-  return chosen == state().chosenSm.end() ? -1 : chosen->second;
+  auto chosen = state().chosen.find(device);
+  return chosen == state().chosen.end() ? -1 : chosen->second->sm();
+}
+
+int fake_cuda_chosen_code(int device) {
+  auto lock = lockState();
+  auto chosen = state().chosen.find(device);
+  return chosen == state().chosen.end() ? FAKE_CUDA_CODE_NONE
+                                        : static_cast<int>(chosen->second->kind());
+}
+
+int fake_cuda_jit_count(void) {
+  auto lock = lockState();
+  return state().jitCount;
 }
 
 int fake_cuda_kernel_attribute(const char* symbol, int device, CUfunction_attribute attribute,

@@ -1,3 +1,4 @@
+// The fake driver's state, the per-call record and the choice and "JIT compilation" of code.
 #include "Driver.h"
 
 namespace fake_cuda {
@@ -20,6 +21,7 @@ fake_cuda_call emptyRecord(const char* function, long index) {
   copyText(record.function, function);
   record.context = currentContext();
   record.device = -1;
+  record.code = FAKE_CUDA_CODE_NONE;
   record.sm = -1;
   record.param_count = -1;
   for (long& source : record.param_tensor_map)
@@ -90,8 +92,68 @@ bool State::usable(const CUctx_st* context) const {
   return !context->primary || devices[context->device].retains > 0;
 }
 
-const ElfImage* State::imageFor(const CUlib_st& library, int device) const {
-  return imageForDevice(library.images, devices[device].major, devices[device].minor);
+const DeviceCode* State::imageFor(const CUlib_st& library, int device) const {
+  return codeForDevice(library.images, devices[device].major, devices[device].minor);
+}
+
+CodeChoice State::codeFor(CUlib_st& library, int device, fake_cuda_call& record) {
+  CodeChoice choice;
+  choice.code = imageFor(library, device);
+  if (!choice.code) {
+    choice.result = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    return choice;
+  }
+  record.code = static_cast<int>(choice.code->kind());
+  record.sm = choice.code->sm();
+  if (choice.code->kind() == CodeKind::Ptx) {
+    auto compiled = library.jit.find(device);
+    if (compiled == library.jit.end())
+      compiled = library.jit
+                     .emplace(device, compilePtx(choice.code->programs().front(), library.errorLog,
+                                                 library.errorLogSize))
+                     .first;
+    choice.result = compiled->second;
+  }
+  if (choice.result == CUDA_SUCCESS)
+    chosen[device] = choice.code;
+  return choice;
+}
+
+bool State::takeFailure(const std::string& name, CUresult& result) {
+  auto failure = failures.find(name);
+  if (failure == failures.end() || failure->second.remaining == 0)
+    return false;
+  if (failure->second.remaining > 0)
+    --failure->second.remaining;
+  result = failure->second.result;
+  return true;
+}
+
+CUresult State::compilePtx(const PtxProgram& program, char* log, size_t logSize) {
+  ++jitCount;
+  CUresult injected = CUDA_SUCCESS;
+  if (takeFailure("jit", injected)) {
+    writeLog(log, logSize, "ptxas fatal   : " FAKE_CUDA_JIT_INJECTED);
+    return injected;
+  }
+  if (!program.valid()) {
+    writeLog(log, logSize, program.error);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  for (const std::string& name : program.externs)
+    if (!program.exported.count(name)) {
+      writeLog(log, logSize, "ptxas fatal   : Unresolved extern function '" + name + "'");
+      return CUDA_ERROR_INVALID_PTX;
+    }
+  return CUDA_SUCCESS;
+}
+
+void writeLog(char* buffer, size_t size, const std::string& text) {
+  if (!buffer || size == 0)
+    return;
+  size_t length = text.size() < size - 1 ? text.size() : size - 1;
+  text.copy(buffer, length);
+  buffer[length] = '\0';
 }
 
 void State::setDevices(const std::vector<std::pair<int, int>>& capabilities) {
@@ -112,8 +174,9 @@ void State::reset() {
   failures.clear();
   hidden.clear();
   log.clear();
-  chosenSm.clear();
+  chosen.clear();
   latestLibrary = nullptr;
+  jitCount = 0;
   for (CUctx_st& context : contexts)
     context.destroyed = true;
   for (CUlib_st& library : libraries)
@@ -132,12 +195,9 @@ Call::~Call() {
 }
 
 CUresult Call::start(bool needsInit) {
-  auto failure = S.failures.find(Record.function);
-  if (failure != S.failures.end() && failure->second.remaining != 0) {
-    if (failure->second.remaining > 0)
-      --failure->second.remaining;
-    return failure->second.result;
-  }
+  CUresult injected = CUDA_SUCCESS;
+  if (S.takeFailure(Record.function, injected))
+    return injected;
   if (needsInit && !S.initialized)
     return CUDA_ERROR_NOT_INITIALIZED;
   return CUDA_SUCCESS;

@@ -24,10 +24,13 @@ struct CUctx_st {
 };
 
 struct CUlib_st {
-  std::vector<fake_cuda::ElfImage> images;
+  std::vector<fake_cuda::DeviceCode> images;
   bool loaded = true;
   std::map<std::string, CUkern_st*> kernels; // by symbol: asking twice gives the same handle
   std::map<int, CUmod_st*> modules;          // by device
+  std::map<int, CUresult> jit;               // per device: how JIT-compiling its PTX went
+  char* errorLog = nullptr;                  // CU_JIT_ERROR_LOG_BUFFER, as given at load
+  size_t errorLogSize = 0;
 };
 
 struct CUkern_st {
@@ -51,6 +54,15 @@ struct CUfunc_st {
   CUctx_st* context = nullptr;
 };
 
+struct CUlinkState_st {
+  int device = 0; // the device of the context it was created in
+  char* errorLog = nullptr;
+  size_t errorLogSize = 0;
+  std::vector<std::pair<std::string, std::string>> inputs; // name, PTX text
+  std::string output; // cuLinkComplete's cubin, until cuLinkDestroy
+  bool destroyed = false;
+};
+
 namespace fake_cuda {
 
 struct Device {
@@ -72,7 +84,13 @@ struct Failure {
   int remaining = 0; // calls still to fail; FAKE_CUDA_ALWAYS: all
 };
 
-enum class HandleKind { Context, Library, Kernel, Module, Function };
+enum class HandleKind { Context, Library, Kernel, Module, Function, LinkState };
+
+// The code serving a device, as a call that needs it found it.
+struct CodeChoice {
+  const DeviceCode* code = nullptr; // null: none runs on the device
+  CUresult result = CUDA_SUCCESS;   // CUDA_ERROR_NO_BINARY_FOR_GPU, or how its JIT went
+};
 
 struct State {
   std::mutex mutex; // guards everything below
@@ -81,8 +99,9 @@ struct State {
   std::map<std::string, Failure> failures;
   std::set<std::string> hidden;
   std::vector<fake_cuda_call> log;
-  std::map<int, int> chosenSm; // per device: the SM cuLibraryGetModule chose last
+  std::map<int, const DeviceCode*> chosen; // per device: the code found serving it last
   CUlib_st* latestLibrary = nullptr;
+  int jitCount = 0; // PTX JIT compilations since the last reset
 
   // Every object ever made; deques, so the addresses handed out stay put.
   std::deque<CUctx_st> contexts;
@@ -90,6 +109,7 @@ struct State {
   std::deque<CUkern_st> kernels;
   std::deque<CUmod_st> modules;
   std::deque<CUfunc_st> functions;
+  std::deque<CUlinkState_st> linkStates;
   // What each handed-out pointer is, so a handle is checked without dereferencing it.
   std::map<const void*, HandleKind> handles;
 
@@ -103,6 +123,9 @@ struct State {
   CUkern_st* makeKernel() { return make<CUkern_st, HandleKind::Kernel>(kernels); }
   CUmod_st* makeModule() { return make<CUmod_st, HandleKind::Module>(modules); }
   CUfunc_st* makeFunction() { return make<CUfunc_st, HandleKind::Function>(functions); }
+  CUlinkState_st* makeLinkState() {
+    return make<CUlinkState_st, HandleKind::LinkState>(linkStates);
+  }
 
   // `handle` as an object of the given kind, or null if it is not one.
   template <typename T> T* find(const void* handle, HandleKind kind) const {
@@ -122,8 +145,18 @@ struct State {
   }
   // Whether work can run in `context`: not destroyed, and if primary, retained.
   bool usable(const CUctx_st* context) const;
-  // The image of `library` that serves `device`, or null.
-  const ElfImage* imageFor(const CUlib_st& library, int device) const;
+  // The code of `library` that serves `device`, without compiling anything; null if none.
+  const DeviceCode* imageFor(const CUlib_st& library, int device) const;
+  // The code of `library` that serves `device`, JIT-compiled there if it is PTX and this is
+  // the first time; the outcome is noted in `record` (code, sm) and, on success, as the
+  // device's chosen code.
+  CodeChoice codeFor(CUlib_st& library, int device, fake_cuda_call& record);
+  // Takes one injected failure of `name` ("jit", or an entry point); false if none is pending.
+  bool takeFailure(const std::string& name, CUresult& result);
+  // A PTX "JIT compilation" of `program` as a whole program: counted, and on failure (an
+  // injected one, an invalid text, an unresolved .extern .func) its message is written into
+  // the log buffer, if any.
+  CUresult compilePtx(const PtxProgram& program, char* log, size_t logSize);
   // Makes a device per "major.minor" capability; old primary contexts are marked destroyed.
   void setDevices(const std::vector<std::pair<int, int>>& capabilities);
   // Back to the documented defaults (fake_cuda_reset).
@@ -171,6 +204,10 @@ private:
   std::lock_guard<std::mutex> Lock;
   fake_cuda_call Record;
 };
+
+// Writes `text` into a JIT log buffer of `size` bytes (the driver's CU_JIT_ERROR_LOG_BUFFER),
+// cut short if need be; nothing if there is no buffer.
+void writeLog(char* buffer, size_t size, const std::string& text);
 
 // Copies `text` into a fixed-size field, cut short if need be.
 template <size_t N> void copyText(char (&field)[N], const std::string& text) {

@@ -36,6 +36,15 @@ CUresult CUDAAPI kernelGetAttribute(int* value, CUfunction_attribute attribute, 
 CUresult CUDAAPI kernelSetAttribute(CUfunction_attribute attribute, int value, CUkernel kernel,
                                     CUdevice device);
 
+// Linker.cpp
+CUresult CUDAAPI linkCreate(unsigned int numOptions, CUjit_option* options, void** optionValues,
+                            CUlinkState* stateOut);
+CUresult CUDAAPI linkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                             const char* name, unsigned int numOptions, CUjit_option* options,
+                             void** optionValues);
+CUresult CUDAAPI linkComplete(CUlinkState state, void** cubinOut, size_t* sizeOut);
+CUresult CUDAAPI linkDestroy(CUlinkState state);
+
 // Launches.cpp
 CUresult CUDAAPI launchKernel(CUfunction function, unsigned int gridDimX, unsigned int gridDimY,
                               unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,

@@ -1,3 +1,4 @@
+// Reading device images: CUDA ELF files, fatbin entries walked by their headers, linked cubins.
 #include "Image.h"
 
 #include <elf.h>
@@ -9,13 +10,34 @@ namespace fake_cuda {
 
 namespace {
 
-// A fatbin starts with this header (little endian); the images follow it.
+// A fatbin starts with this header (little endian); its entries follow it, each a header of
+// its own (at least kEntryHeaderMin bytes, `headerSize` in all) and `payloadSize` bytes.
 constexpr uint32_t kFatbinMagic = 0xBA55ED50;
 struct FatbinHeader {
   uint32_t magic;
   uint16_t version;
   uint16_t headerSize;
   uint64_t fatSize; // bytes after the header
+};
+constexpr uint16_t kEntryPtx = 1;
+constexpr uint16_t kEntryElf = 2;
+constexpr size_t kEntryHeaderMin = 64;
+constexpr size_t kEntryCompressedSize = 16; // offsets in an entry's header
+constexpr size_t kEntryArch = 28;
+constexpr size_t kEntryFlags = 40;
+constexpr uint64_t kFlagCompressed = 0x2000 | 0x8000; // the two codecs fatbinary uses
+constexpr uint64_t kFlagArchSpecific = 0x100000;      // sm_90a, compute_90a
+constexpr uint64_t kFlagFamily = 0x200000;            // sm_100f, compute_100f
+
+// What the fake's cuLinkComplete returns: this header, then per PTX input its length (64 bits)
+// and its text.
+constexpr char kLinkedMagic[16] = {'f', 'a', 'k', 'e', '-', 'c', 'u', 'd',
+                                   'a', '-', 'l', 'i', 'n', 'k', 'e', 'd'};
+struct LinkedHeader {
+  char magic[16];
+  uint32_t sm;
+  uint32_t count;
+  uint64_t size; // bytes, this header included
 };
 
 // CUDA ELF images of ABI version 8 keep the SM in bits 8-15 of e_flags; older ones in bits 0-7.
@@ -85,61 +107,171 @@ int smOf(const unsigned char* bytes) {
   return static_cast<int>(header.e_flags & 0xff);
 }
 
-ElfImage imageAt(const unsigned char* bytes, size_t size) {
-  return ElfImage(smOf(bytes), std::string(reinterpret_cast<const char*>(bytes), size));
+DeviceCode elfAt(const unsigned char* bytes, size_t size) {
+  return DeviceCode::sass(smOf(bytes), std::string(reinterpret_cast<const char*>(bytes), size));
 }
 
-// The ELF images between `begin` and `end`, found by their magic number.
-std::vector<ElfImage> scanForImages(const unsigned char* begin, const unsigned char* end) {
-  std::vector<ElfImage> images;
-  const unsigned char* at = begin;
-  while (static_cast<size_t>(end - at) >= sizeof(Elf64_Ehdr)) {
-    at = std::search(at, end, ELFMAG, ELFMAG + SELFMAG);
-    if (static_cast<size_t>(end - at) < sizeof(Elf64_Ehdr))
-      break;
-    size_t size = isCudaElf(at) ? elfSize(at) : 0;
-    if (size == 0 || size > static_cast<size_t>(end - at)) {
-      ++at; // a stray "\x7fELF", or a compressed image's bytes
-      continue;
-    }
-    images.push_back(imageAt(at, size));
-    at += size;
+// One fatbin entry's code; nothing for a compressed entry or a kind the fake does not run.
+std::optional<DeviceCode> readEntry(const unsigned char* header, const unsigned char* payload,
+                                    size_t size) {
+  uint16_t kind = readAt<uint16_t>(header);
+  uint64_t flags = readAt<uint64_t>(header + kEntryFlags);
+  if ((flags & kFlagCompressed) || readAt<uint32_t>(header + kEntryCompressedSize) != 0)
+    return std::nullopt;
+  if (kind == kEntryElf && size >= sizeof(Elf64_Ehdr) && isCudaElf(payload) &&
+      elfSize(payload) <= size)
+    return elfAt(payload, elfSize(payload));
+  if (kind == kEntryPtx) {
+    char variant = flags & kFlagArchSpecific ? 'a' : flags & kFlagFamily ? 'f' : 0;
+    return DeviceCode::ptx(static_cast<int>(readAt<uint32_t>(header + kEntryArch)), variant,
+                           std::string(reinterpret_cast<const char*>(payload), size));
   }
-  return images;
+  return std::nullopt;
+}
+
+// The entries between `begin` and `end`, walked by their headers.
+std::vector<DeviceCode> readFatbinEntries(const unsigned char* begin, const unsigned char* end) {
+  std::vector<DeviceCode> code;
+  const unsigned char* at = begin;
+  while (static_cast<size_t>(end - at) >= kEntryHeaderMin) {
+    uint32_t headerSize = readAt<uint32_t>(at + 4);
+    uint64_t payloadSize = readAt<uint64_t>(at + 8);
+    if (headerSize < kEntryHeaderMin || headerSize > static_cast<size_t>(end - at) ||
+        payloadSize > static_cast<size_t>(end - at) - headerSize)
+      break; // not a layout the fake knows
+    if (auto entry = readEntry(at, at + headerSize, payloadSize))
+      code.push_back(std::move(*entry));
+    at += headerSize + payloadSize;
+  }
+  return code;
+}
+
+std::vector<DeviceCode> readLinkedImage(const unsigned char* bytes) {
+  auto header = readAt<LinkedHeader>(bytes);
+  std::vector<std::string> texts;
+  const unsigned char* at = bytes + sizeof header;
+  for (uint32_t i = 0; i < header.count; ++i) {
+    auto length = readAt<uint64_t>(at);
+    texts.emplace_back(reinterpret_cast<const char*>(at + sizeof length), length);
+    at += sizeof length + length;
+  }
+  return {DeviceCode::linked(static_cast<int>(header.sm), texts)};
+}
+
+// The SM a PTX `.target` names runs on a device of major.minor, by the driver's JIT rules.
+bool ptxRunsOn(int sm, char variant, int major, int minor) {
+  int device = major * 10 + minor;
+  if (variant == 'a')
+    return sm == device;
+  if (variant == 'f')
+    return sm / 10 == major && sm % 10 <= minor;
+  return sm <= device;
 }
 
 } // namespace
 
-std::vector<ElfImage> readDeviceImages(const void* data) {
+DeviceCode DeviceCode::sass(int sm, std::string elf) {
+  DeviceCode code;
+  code.Kind = CodeKind::Sass;
+  code.Sm = sm;
+  code.Bytes = std::move(elf);
+  return code;
+}
+
+DeviceCode DeviceCode::ptx(int sm, char variant, std::string text) {
+  DeviceCode code;
+  code.Kind = CodeKind::Ptx;
+  code.Sm = sm;
+  code.Variant = variant;
+  code.Programs.push_back(parsePtx(text));
+  return code;
+}
+
+DeviceCode DeviceCode::linked(int sm, const std::vector<std::string>& texts) {
+  DeviceCode code;
+  code.Kind = CodeKind::Linked;
+  code.Sm = sm;
+  for (const std::string& text : texts)
+    code.Programs.push_back(parsePtx(text));
+  return code;
+}
+
+std::vector<DeviceCode> readDeviceImages(const void* data) {
   if (!data)
     return {};
   const auto* bytes = static_cast<const unsigned char*>(data);
   if (isCudaElf(bytes))
-    return {imageAt(bytes, elfSize(bytes))};
+    return {elfAt(bytes, elfSize(bytes))};
+  if (std::memcmp(bytes, kLinkedMagic, sizeof kLinkedMagic) == 0)
+    return readLinkedImage(bytes);
   auto header = readAt<FatbinHeader>(bytes);
   if (header.magic != kFatbinMagic)
     return {};
-  return scanForImages(bytes + header.headerSize, bytes + header.headerSize + header.fatSize);
+  return readFatbinEntries(bytes + header.headerSize, bytes + header.headerSize + header.fatSize);
 }
 
-const ElfImage* imageForDevice(const std::vector<ElfImage>& images, int major, int minor) {
-  const ElfImage* best = nullptr;
-  for (const ElfImage& image : images) {
-    bool runs = image.sm() / 10 == major && image.sm() % 10 <= minor;
-    if (runs && (!best || image.sm() > best->sm()))
-      best = &image;
+std::string makeLinkedImage(int sm, const std::vector<std::string>& texts) {
+  LinkedHeader header = {};
+  std::memcpy(header.magic, kLinkedMagic, sizeof kLinkedMagic);
+  header.sm = static_cast<uint32_t>(sm);
+  header.count = static_cast<uint32_t>(texts.size());
+  std::string image(sizeof header, '\0');
+  for (const std::string& text : texts) {
+    uint64_t length = text.size();
+    image.append(reinterpret_cast<const char*>(&length), sizeof length).append(text);
   }
-  return best;
+  header.size = image.size();
+  std::memcpy(&image[0], &header, sizeof header);
+  return image;
 }
 
-bool ElfImage::hasSymbol(const std::string& symbol) const {
+const DeviceCode* codeForDevice(const std::vector<DeviceCode>& code, int major, int minor) {
+  const DeviceCode* sass = nullptr;
+  const DeviceCode* ptx = nullptr;
+  for (const DeviceCode& candidate : code) {
+    if (!candidate.runsOn(major, minor))
+      continue;
+    const DeviceCode*& best = candidate.kind() == CodeKind::Ptx ? ptx : sass;
+    // The highest SM; for PTX of one arch, arch-specific beats portable, else the first.
+    if (!best || candidate.sm() > best->sm() ||
+        (candidate.sm() == best->sm() && candidate.variant() == 'a' && best->variant() != 'a'))
+      best = &candidate;
+  }
+  return sass ? sass : ptx;
+}
+
+bool DeviceCode::runsOn(int major, int minor) const {
+  if (Kind == CodeKind::Ptx)
+    return ptxRunsOn(Sm, Variant, major, minor);
+  return Sm / 10 == major && Sm % 10 <= minor;
+}
+
+bool DeviceCode::hasSymbol(const std::string& symbol) const {
+  if (Kind != CodeKind::Sass) {
+    for (const PtxProgram& program : Programs)
+      if (program.entries.count(symbol))
+        return true;
+    return false;
+  }
   std::string entry;
   entry.reserve(symbol.size() + 2);
   entry.append(1, '\0').append(symbol).append(1, '\0');
   return Bytes.find(entry) != std::string::npos;
 }
 
-std::optional<KernelDescription> ElfImage::describeKernel(const std::string& symbol) const {
+std::optional<KernelDescription> DeviceCode::describeKernel(const std::string& symbol) const {
+  if (Kind != CodeKind::Sass) {
+    for (const PtxProgram& program : Programs) {
+      auto entry = program.entries.find(symbol);
+      if (entry == program.entries.end())
+        continue;
+      KernelDescription kernel;
+      kernel.parameterSizes = entry->second.parameterSizes;
+      std::copy_n(entry->second.clusterDims, 3, kernel.clusterDims);
+      return kernel;
+    }
+    return std::nullopt;
+  }
   const auto* bytes = reinterpret_cast<const unsigned char*>(Bytes.data());
   auto header = readAt<Elf64_Ehdr>(bytes);
   auto sectionAt = [&](unsigned i) {

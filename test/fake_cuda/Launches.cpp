@@ -152,8 +152,10 @@ CUresult launch(Call& call, CUfunction function, const Shape& shape, void** para
   }
   if (target.context) {
     record.device = target.context->device;
-    if (const ElfImage* image = state.imageFor(*target.kernel->library, target.context->device))
-      record.sm = image->sm();
+    if (const DeviceCode* code = state.imageFor(*target.kernel->library, record.device)) {
+      record.code = static_cast<int>(code->kind());
+      record.sm = code->sm();
+    }
   }
   if (CUresult early = call.start())
     return early;
@@ -161,8 +163,9 @@ CUresult launch(Call& call, CUfunction function, const Shape& shape, void** para
     return resolved;
   if (extra)
     return CUDA_ERROR_NOT_SUPPORTED; // the fake takes parameters only through kernelParams
-  if (record.sm < 0)
-    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  CodeChoice choice = state.codeFor(*target.kernel->library, record.device, record);
+  if (choice.result != CUDA_SUCCESS)
+    return choice.result;
   if (CUresult refused = checkShape(target, shape, params))
     return refused;
   if (attributeCount && !attributes)

@@ -3,6 +3,7 @@
 #include "EntryPoints.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace fake_cuda {
 
@@ -15,7 +16,7 @@ CUlib_st* liveLibrary(const State& state, CUlibrary handle) {
 
 // The kernel's parameters and cluster shape, from the first image that describes it.
 void describe(CUkern_st& kernel) {
-  for (const ElfImage& image : kernel.library->images) {
+  for (const DeviceCode& image : kernel.library->images) {
     if (auto description = image.describeKernel(kernel.symbol)) {
       kernel.parameterSizes = description->parameterSizes;
       kernel.parameterCount = static_cast<int>(description->parameterSizes.size());
@@ -26,7 +27,7 @@ void describe(CUkern_st& kernel) {
 }
 
 bool anyImageHas(const CUlib_st& library, const std::string& symbol) {
-  for (const ElfImage& image : library.images)
+  for (const DeviceCode& image : library.images)
     if (image.hasSymbol(symbol))
       return true;
   return false;
@@ -51,26 +52,62 @@ CUresult checkSettable(CUfunction_attribute attribute, int value, const Device& 
   }
 }
 
+// The error log buffer among JIT options, as the driver reads them.
+void readLogOption(unsigned count, const CUjit_option* options, void* const* values, char*& log,
+                   size_t& size) {
+  for (unsigned i = 0; options && values && i < count; ++i) {
+    if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
+      log = static_cast<char*>(values[i]);
+    else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+      size = static_cast<size_t>(reinterpret_cast<uintptr_t>(values[i]));
+  }
+}
+
+// Whether `symbol` can be looked up in `library` from `context` (null: none current). Seen on an
+// H100: a device that runs PTX finds only what the JIT-compiled PTX entry holds.
+bool findsSymbol(const State& state, const CUlib_st& library, const CUctx_st* context,
+                 const std::string& symbol) {
+  if (context) {
+    const DeviceCode* code = state.imageFor(library, context->device);
+    if (code && code->kind() == CodeKind::Ptx)
+      return code->hasSymbol(symbol);
+  }
+  return anyImageHas(library, symbol);
+}
+
 } // namespace
 
-CUresult CUDAAPI libraryLoadData(CUlibrary* library, const void* code, CUjit_option*, void**,
-                                 unsigned int, CUlibraryOption*, void**, unsigned int) {
+CUresult CUDAAPI libraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions,
+                                 void** jitOptionValues, unsigned int numJitOptions,
+                                 CUlibraryOption*, void**, unsigned int) {
   Call call("cuLibraryLoadData");
   if (CUresult early = call.start())
     return call.finish(early);
   if (!library || !code)
     return call.finish(CUDA_ERROR_INVALID_VALUE);
-  std::vector<ElfImage> images = readDeviceImages(code);
-  call.record().image_count = static_cast<int>(images.size());
-  for (size_t i = 0; i < images.size() && i < FAKE_CUDA_MAX_IMAGES; ++i)
-    call.record().image_sms[i] = images[i].sm();
+  std::vector<DeviceCode> images = readDeviceImages(code);
+  fake_cuda_call& record = call.record();
+  record.image_count = static_cast<int>(images.size());
+  for (size_t i = 0; i < images.size() && i < FAKE_CUDA_MAX_IMAGES; ++i) {
+    record.image_codes[i] = static_cast<int>(images[i].kind());
+    record.image_sms[i] = images[i].sm();
+  }
   if (images.empty())
     return call.finish(CUDA_ERROR_INVALID_IMAGE);
-  CUlib_st* made = call.state().makeLibrary();
+  State& state = call.state();
+  CUlib_st* made = state.makeLibrary();
   made->images = std::move(images);
-  call.state().latestLibrary = made;
-  call.record().handle = made;
+  readLogOption(numJitOptions, jitOptions, jitOptionValues, made->errorLog, made->errorLogSize);
+  state.latestLibrary = made;
+  record.handle = made;
   *library = made;
+  // Seen on an H100: with a context current, the load compiles PTX for its device at once,
+  // fills the log and succeeds even if that fails; the next call needing the code fails.
+  CUctx_st* context = currentContext();
+  if (context && state.usable(context)) {
+    record.device = context->device;
+    state.codeFor(*made, context->device, record);
+  }
   return call.finish(CUDA_SUCCESS);
 }
 
@@ -103,15 +140,15 @@ CUresult CUDAAPI libraryGetKernel(CUkernel* kernel, CUlibrary library, const cha
   CUctx_st* context = currentContext();
   if (context && state.usable(context)) {
     call.record().device = context->device;
-    const ElfImage* image = state.imageFor(*owner, context->device);
-    if (!image)
-      return call.finish(CUDA_ERROR_NO_BINARY_FOR_GPU);
-    call.record().sm = image->sm();
-    state.chosenSm[context->device] = image->sm();
+    CodeChoice choice = state.codeFor(*owner, context->device, call.record());
+    if (choice.result != CUDA_SUCCESS)
+      return call.finish(choice.result);
+  } else {
+    context = nullptr;
   }
   CUkern_st*& found = owner->kernels[name];
   if (!found) {
-    if (!anyImageHas(*owner, name)) {
+    if (!findsSymbol(state, *owner, context, name)) {
       owner->kernels.erase(name);
       return call.finish(CUDA_ERROR_NOT_FOUND);
     }
@@ -141,17 +178,15 @@ CUresult CUDAAPI libraryGetModule(CUmodule* module, CUlibrary library) {
   CUlib_st* owner = liveLibrary(state, library);
   if (!owner)
     return call.finish(CUDA_ERROR_INVALID_HANDLE);
-  const ElfImage* image = state.imageFor(*owner, context->device);
-  if (!image)
-    return call.finish(CUDA_ERROR_NO_BINARY_FOR_GPU);
-  call.record().sm = image->sm();
-  state.chosenSm[context->device] = image->sm();
+  CodeChoice choice = state.codeFor(*owner, context->device, call.record());
+  if (choice.result != CUDA_SUCCESS)
+    return call.finish(choice.result);
   CUmod_st*& made = owner->modules[context->device];
   if (!made) {
     made = state.makeModule();
     made->library = owner;
     made->device = context->device;
-    made->sm = image->sm();
+    made->sm = choice.code->sm();
   }
   *module = made;
   return call.finish(CUDA_SUCCESS);
@@ -174,11 +209,11 @@ CUresult CUDAAPI kernelGetFunction(CUfunction* function, CUkernel kernel) {
     return call.finish(CUDA_ERROR_INVALID_CONTEXT);
   if (!source)
     return call.finish(CUDA_ERROR_INVALID_HANDLE);
-  const ElfImage* image = state.imageFor(*source->library, context->device);
-  if (!image)
-    return call.finish(CUDA_ERROR_NO_BINARY_FOR_GPU);
-  call.record().sm = image->sm();
-  state.chosenSm[context->device] = image->sm();
+  CodeChoice choice = state.codeFor(*source->library, context->device, call.record());
+  if (choice.result != CUDA_SUCCESS)
+    return call.finish(choice.result);
+  if (!choice.code->hasSymbol(source->symbol) && choice.code->kind() == CodeKind::Ptx)
+    return call.finish(CUDA_ERROR_NOT_FOUND);
   CUfunc_st*& made = source->functions[context];
   if (!made) {
     made = state.makeFunction();

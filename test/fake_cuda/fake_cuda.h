@@ -1,9 +1,9 @@
 /* fake_cuda.h: the control API of libtlc_fake_cuda.so, a fake CUDA driver for tests.
  *
  * The fake exports only cuGetProcAddress_v2; through it a program finds the driver entry points
- * tlc's launcher runtime uses (cuInit, cuDevice*, cuCtx*, cuLibrary*, cuKernel*, cuLaunchKernel,
- * cuLaunchKernelEx, cuTensorMapEncodeTiled/Im2col, ...), each at the ABI version it has had since
- * the CUDA release named in the fake's table. Point the launcher at it with
+ * tlc's launcher runtime uses (cuInit, cuDevice*, cuCtx*, cuLibrary*, cuKernel*, cuLink*,
+ * cuLaunchKernel, cuLaunchKernelEx, cuTensorMapEncodeTiled/Im2col, ...), each at the ABI version it
+ * has had since the CUDA release named in the fake's table. Point the launcher at it with
  * TLC_TEST_LIBCUDA=/path/to/libtlc_fake_cuda.so and link the test with it too: the dynamic
  * loader then maps it once, so the test's control calls and the launcher's driver calls share
  * one state.
@@ -12,19 +12,51 @@
  *   - Devices with a compute capability each (default: one device of 9.0). Each device has one
  *     primary context, retained and released with a count; a primary context whose count is 0
  *     is inactive and cannot be launched in. Each thread has its own context stack.
- *   - cuLibraryLoadData takes a cubin or an uncompressed fatbin. cuLibraryGetKernel finds a
- *     symbol if any image holds it. cuLibraryGetModule, in the current context, picks the image
- *     the real driver would (the highest sm with the device's major and a minor not above its
- *     minor) or fails with CUDA_ERROR_NO_BINARY_FOR_GPU. Launches check the same.
+ *   - cuLibraryLoadData takes a cubin, an uncompressed fatbin (its SASS and PTX entries;
+ *     compressed entries are skipped, and an image with nothing else is
+ *     CUDA_ERROR_INVALID_IMAGE) or a cubin made by the fake's cuLinkComplete. cuLibraryGetKernel
+ *     finds a symbol if any image holds it, or with a context current whose device runs PTX, if
+ *     that PTX entry holds it (as on an H100). The code serving a device is the one the real driver
+ *     picks: the SASS with the highest sm of the device's major and a minor not above its minor;
+ *     else the PTX with the highest arch not above the device's (arch-specific `a` PTX only on
+ *     that exact arch, family `f` PTX on its major with a minor not above the device's), the
+ *     first such entry if several have that arch (seen on an H100: the driver JIT-compiles the
+ *     first of several PTX entries of one arch and ignores the others). No code for the device:
+ *     CUDA_ERROR_NO_BINARY_FOR_GPU. cuLibraryGetKernel with a context current,
+ *     cuLibraryGetModule, cuKernelGetFunction and launches check this for their device.
+ *   - PTX is "JIT-compiled" per library and device, the first time code is needed there
+ *     (cuLibraryLoadData itself does it for the current context's device, as the real driver
+ *     does, and like it returns CUDA_SUCCESS even when that fails): the fake reads the text's
+ *     .entry / .visible .entry / .weak .entry names, their .param sizes and
+ *     .reqnctapercluster, so launches check parameters as for cubins. The JIT fails with
+ *     CUDA_ERROR_INVALID_PTX when the text is not PTX the fake reads (no .version or .target, a
+ *     syntax error in a declaration), or calls an .extern .func it does not define ("ptxas fatal
+ *     : Unresolved extern function 'NAME'", as the real driver says), or when a failure is
+ *     injected for "jit" (fake_cuda_fail("jit", result, n): the next n JIT compilations, library
+ *     loads and cuLinkAddData alike, fail with `result`). A failure writes its message into the
+ *     CU_JIT_ERROR_LOG_BUFFER given to cuLibraryLoadData (or cuLinkCreate) and is kept: every
+ *     later call needing that library's code on that device fails the same way. An injected
+ *     failure's message contains FAKE_CUDA_JIT_INJECTED.
+ *   - cuLinkCreate / cuLinkAddData / cuLinkComplete / cuLinkDestroy, in a current context, over
+ *     PTX inputs only (CU_JIT_INPUT_PTX; other input types: CUDA_ERROR_NOT_SUPPORTED). An input
+ *     that is not PTX the fake reads, or targets an arch the context's device cannot run, fails
+ *     cuLinkAddData with CUDA_ERROR_INVALID_PTX. cuLinkComplete resolves each input's .extern
+ *     .func against the .visible and .weak functions the inputs define; an unresolved one, or a
+ *     non-weak function or entry defined twice, fails it with CUDA_ERROR_UNKNOWN (as the real
+ *     driver does) and a log line per problem, e.g. "error   : Undefined reference to 'NAME' in
+ *     'INPUT'" (INPUT: the name given to cuLinkAddData). It returns a cubin for the device's
+ *     sm (major * 10 + minor), which cuLibraryLoadData accepts (kind FAKE_CUDA_CODE_LINKED, run
+ *     as SASS is) and which holds every input's entries. The cubin is valid until
+ *     cuLinkDestroy, which overwrites it.
  *   - Kernel attributes per kernel and device. CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
  *     starts at 48 KiB and may be raised up to the device's opt-in maximum; a launch asking for
  *     more dynamic shared memory than the attribute allows fails with CUDA_ERROR_INVALID_VALUE.
  *   - Each kernel's parameter sizes and __cluster_dims__, read from the image's .nv.info
- *     section: a launch needs kernelParams when the kernel has parameters, and records their
- *     values. A cluster (a launch attribute, else the compiled shape; a kernel compiled with one
- *     cannot be launched with another) needs sm_90, must tile the grid, and may hold more than 8
- *     blocks (at most 16) only with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED;
- *     otherwise CUDA_ERROR_INVALID_CLUSTER_SIZE.
+ *     section (SASS) or its .entry declaration (PTX, linked code): a launch needs kernelParams when
+ * the kernel has parameters, and records their values. A cluster (a launch attribute, else the
+ * compiled shape; a kernel compiled with one cannot be launched with another) needs sm_90, must
+ * tile the grid, and may hold more than 8 blocks (at most 16) only with
+ * CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED; otherwise CUDA_ERROR_INVALID_CLUSTER_SIZE.
  *   - Every driver call except cuGetProcAddress, cuGetErrorName and cuGetErrorString needs
  *     cuInit first (CUDA_ERROR_NOT_INITIALIZED otherwise); cuInit fails with
  *     CUDA_ERROR_NO_DEVICE when there are no devices. Released handles (an unloaded library's
@@ -32,8 +64,9 @@
  *   - A tensor map encoded by the fake holds a recognisable pattern that records which call
  *     encoded it (fake_cuda_tensor_map_source).
  *
- * Every driver call, failed or not, is appended to a log (fake_cuda_call). The control calls
- * below are not logged. All functions are thread safe.
+ * Every driver call, failed or not, is appended to a log (fake_cuda_call); calls that needed
+ * code on a device record which code served it (kind and SM: SASS, JIT-compiled PTX, linked).
+ * The control calls below are not logged. All functions are thread safe.
  */
 #ifndef TLC_FAKE_CUDA_H
 #define TLC_FAKE_CUDA_H
@@ -54,6 +87,15 @@ extern "C" {
 #define FAKE_CUDA_MAX_PARAMS 32           /* kernel parameters kept per logged launch */
 #define FAKE_CUDA_MAX_IMAGES 8            /* SMs kept per logged cuLibraryLoadData */
 #define FAKE_CUDA_ALWAYS (-1)             /* fake_cuda_fail: fail every call from now on */
+
+/* What kind of code serves a device (fake_cuda_call::code, fake_cuda_chosen_code). */
+#define FAKE_CUDA_CODE_NONE (-1) /* none */
+#define FAKE_CUDA_CODE_SASS 0    /* a cubin or a fatbin's ELF entry */
+#define FAKE_CUDA_CODE_PTX 1     /* a fatbin's PTX entry, JIT-compiled by the driver */
+#define FAKE_CUDA_CODE_LINKED 2  /* a cubin made by cuLinkComplete */
+
+/* Text every injected JIT failure writes into the error log buffer. */
+#define FAKE_CUDA_JIT_INJECTED "fake JIT failure injected by fake_cuda_fail(\"jit\")"
 
 /* The arguments of a cuTensorMapEncodeTiled or cuTensorMapEncodeIm2col call. Arrays hold the
    first `rank` (dims, box, element_strides), `rank - 1` (strides) or `rank - 2` (corners)
@@ -89,16 +131,24 @@ typedef struct fake_cuda_call {
   /* The device the call concerns (an argument, or the current context's device for context
      calls, cuLibraryGetModule and launches); -1 if none. */
   int device;
-  /* The kernel symbol (cuLibraryGetKernel, cuKernel*, launches), or for cuGetProcAddress the
-     entry point asked for. */
+  /* The kernel symbol (cuLibraryGetKernel, cuKernel*, launches), for cuGetProcAddress the
+     entry point asked for, for cuLinkAddData the input's name. */
   char symbol[512];
   int version;     /* cuGetProcAddress: the CUDA version asked for */
   int attribute;   /* cuDeviceGetAttribute, cuKernelGet/SetAttribute: the attribute id */
-  int value;       /* ... the value read or written */
-  void* handle;    /* the object made or used: context, library, kernel, module, function */
-  int sm;          /* cuLibraryGetModule, launches: the SM of the image serving the device,
-                      -1 if none */
-  int image_count; /* cuLibraryLoadData: the ELF images found, and their SMs */
+  int value;       /* ... the value read or written; cuLinkAddData: the input type;
+                      cuLinkComplete: the number of inputs */
+  void* handle;    /* the object made or used: context, library, kernel, module, function,
+                      link state */
+  /* cuLibraryLoadData (with a context current), cuLibraryGetKernel (likewise),
+     cuLibraryGetModule, cuKernelGetFunction, launches: the code serving the device, whether or
+     not its JIT succeeded: its kind (FAKE_CUDA_CODE_*) and its SM (SASS, linked) or arch (PTX,
+     e.g. 80 for compute_80); FAKE_CUDA_CODE_NONE and -1 if none. */
+  int code;
+  int sm;
+  int image_count; /* cuLibraryLoadData: the images found (SASS, PTX, linked), their kinds and
+                      SMs, in order */
+  int image_codes[FAKE_CUDA_MAX_IMAGES];
   int image_sms[FAKE_CUDA_MAX_IMAGES];
 
   /* Launches (cuLaunchKernel, cuLaunchKernelEx). */
@@ -134,7 +184,8 @@ FAKE_CUDA_API int fake_cuda_set_devices(const char* spec);
 
 /* Failure injection: the next `times` calls of entry point `function` (e.g. "cuInit", or
    "cuGetProcAddress") return `result` and do nothing else; FAKE_CUDA_ALWAYS makes every later
-   call fail, 0 cancels. */
+   call fail, 0 cancels. `function` "jit" makes the next `times` PTX JIT compilations fail
+   instead (see above). */
 FAKE_CUDA_API void fake_cuda_fail(const char* function, CUresult result, int times);
 
 /* Makes cuGetProcAddress answer CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND for `function`, as a
@@ -174,8 +225,15 @@ FAKE_CUDA_API int fake_cuda_primary_retains(int device);
 /* Libraries and kernels. */
 /* Libraries loaded and not unloaded. */
 FAKE_CUDA_API int fake_cuda_loaded_libraries(void);
-/* The SM of the image the latest cuLibraryGetModule chose for `device`; -1 if none did. */
+/* The code the latest call that needed code on `device` (cuLibraryGetKernel with a context
+   current, cuLibraryGetModule, cuKernelGetFunction, a launch) found serving it, JIT-compiled
+   successfully if PTX: its SM (or PTX arch) and its kind (FAKE_CUDA_CODE_*); -1 and
+   FAKE_CUDA_CODE_NONE if none did. */
 FAKE_CUDA_API int fake_cuda_chosen_sm(int device);
+FAKE_CUDA_API int fake_cuda_chosen_code(int device);
+/* How many PTX JIT compilations the fake has done (failed ones included), library loads and
+   cuLinkAddData alike, since the last reset. */
+FAKE_CUDA_API int fake_cuda_jit_count(void);
 /* Reads attribute `attribute` of kernel `symbol` on `device` in the latest loaded library, as
    cuKernelGetAttribute would; returns 0, or -1 if there is no such device or cuLibraryGetKernel
    has not found that kernel there. */

@@ -1,6 +1,7 @@
 #include "FakeDriver.h"
 
-#include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 
 namespace tlc_test {
 
@@ -61,6 +62,39 @@ CUlaunchAttributeValue launchAttribute(const fake_cuda_call& launch, CUlaunchAtt
 
 std::string moduleFile(const std::string& relative) {
   return std::string(TLC_RUNTIME_MODULES_DIR) + "/" + relative;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  INFO(path);
+  REQUIRE(in.good());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void initialise() {
+  REQUIRE(entryPoint<PFN_cuInit_v2000>("cuInit", 2000)(0) == CUDA_SUCCESS);
+}
+
+CUlibrary loadLibrary(const std::string& image) {
+  CUlibrary library = nullptr;
+  auto load = entryPoint<PFN_cuLibraryLoadData_v12000>("cuLibraryLoadData", 12000);
+  REQUIRE(load(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0) == CUDA_SUCCESS);
+  return library;
+}
+
+CUkernel kernelIn(CUlibrary library, const char* symbol) {
+  CUkernel kernel = nullptr;
+  auto get = entryPoint<PFN_cuLibraryGetKernel_v12000>("cuLibraryGetKernel", 12000);
+  INFO(symbol);
+  REQUIRE(get(&kernel, library, symbol) == CUDA_SUCCESS);
+  return kernel;
+}
+
+void usePrimaryContext(int device) {
+  CUcontext primary = nullptr;
+  auto retain = entryPoint<PFN_cuDevicePrimaryCtxRetain_v7000>("cuDevicePrimaryCtxRetain", 7000);
+  REQUIRE(retain(&primary, device) == CUDA_SUCCESS);
+  REQUIRE(fake_cuda_set_current(primary) == 0);
 }
 
 } // namespace tlc_test

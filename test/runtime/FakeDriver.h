@@ -4,6 +4,10 @@
 
 #include "fake_cuda.h"
 
+#include <cudaTypedefs.h>
+
+#include <catch2/catch.hpp>
+
 #include <string>
 #include <vector>
 
@@ -37,6 +41,27 @@ template <typename Config> Config makeConfig(unsigned grid, unsigned block, int 
 
 // A file the launcher built, under the build's modules folder.
 std::string moduleFile(const std::string& relative);
+// A file's bytes; fails the test if it cannot be read.
+std::string readFile(const std::string& path);
+
+// Calling the fake directly, as a launcher would.
+// Entry point `name` at ABI `version`; fails the test if the fake does not give it.
+template <typename Pfn> Pfn entryPoint(const char* name, int version) {
+  void* function = nullptr;
+  CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  REQUIRE(cuGetProcAddress(name, &function, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) ==
+          CUDA_SUCCESS);
+  REQUIRE(found == CU_GET_PROC_ADDRESS_SUCCESS);
+  return reinterpret_cast<Pfn>(function);
+}
+// cuInit, which must succeed.
+void initialise();
+// cuLibraryLoadData of `image` without options, which must succeed.
+CUlibrary loadLibrary(const std::string& image);
+// cuLibraryGetKernel, which must succeed.
+CUkernel kernelIn(CUlibrary library, const char* symbol);
+// Retains device `device`'s primary context and makes it current on this thread.
+void usePrimaryContext(int device);
 
 } // namespace tlc_test
 

@@ -2,61 +2,12 @@
 // tests rely on it to model and record.
 #include "FakeDriver.h"
 
-#include <cudaTypedefs.h>
-
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <thread>
 
 using namespace tlc_test;
-
-namespace {
-
-template <typename Pfn> Pfn entryPoint(const char* name, int version) {
-  void* function = nullptr;
-  CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  REQUIRE(cuGetProcAddress(name, &function, version, CU_GET_PROC_ADDRESS_DEFAULT, &found) ==
-          CUDA_SUCCESS);
-  REQUIRE(found == CU_GET_PROC_ADDRESS_SUCCESS);
-  return reinterpret_cast<Pfn>(function);
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void initialise() {
-  REQUIRE(entryPoint<PFN_cuInit_v2000>("cuInit", 2000)(0) == CUDA_SUCCESS);
-}
-
-CUlibrary loadLibrary(const std::string& image) {
-  CUlibrary library = nullptr;
-  auto load = entryPoint<PFN_cuLibraryLoadData_v12000>("cuLibraryLoadData", 12000);
-  REQUIRE(load(&library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0) == CUDA_SUCCESS);
-  return library;
-}
-
-CUkernel kernelIn(CUlibrary library, const char* symbol) {
-  CUkernel kernel = nullptr;
-  auto get = entryPoint<PFN_cuLibraryGetKernel_v12000>("cuLibraryGetKernel", 12000);
-  REQUIRE(get(&kernel, library, symbol) == CUDA_SUCCESS);
-  return kernel;
-}
-
-// Makes device `device`'s primary context current on this thread.
-void usePrimaryContext(int device) {
-  CUcontext primary = nullptr;
-  auto retain = entryPoint<PFN_cuDevicePrimaryCtxRetain_v7000>("cuDevicePrimaryCtxRetain", 7000);
-  REQUIRE(retain(&primary, device) == CUDA_SUCCESS);
-  REQUIRE(fake_cuda_set_current(primary) == 0);
-}
-
-} // namespace
 
 TEST_CASE("fake driver: cuGetProcAddress answers by name and version") {
   useDevices("9.0");
