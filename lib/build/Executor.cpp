@@ -56,8 +56,10 @@ private:
       if (!task.selfScheduled)
         slot.emplace(Slots);
       if (!stopped()) {
-        if (task.counted && Announce)
+        if (task.counted && Announce) {
+          std::lock_guard<std::mutex> lock(Mutex); // announcements come one at a time
           Announce(task);
+        }
         error = Handler.run(task);
       } else {
         std::lock_guard<std::mutex> lock(Mutex);

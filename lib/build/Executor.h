@@ -26,7 +26,8 @@ struct TaskFailure {
   llvm::Error error;
 };
 
-// Called with each counted task as it starts (the build prints its [n/N] progress line).
+// Called with each counted task as it starts (the build prints its [n/N] progress line), never
+// from two threads at once.
 using TaskAnnouncer = std::function<void(const Task&)>;
 
 // Runs `plan`; returns the failures in the order they happened (none: everything succeeded).
