@@ -4,16 +4,22 @@
 #include "build/BuildPlan.h"
 #include "build/Depfile.h"
 #include "build/DeviceBuild.h"
+#include "build/DeviceImage.h"
 #include "build/DisplayPaths.h"
 #include "build/Executor.h"
 #include "build/Steps.h"
+#include "build/SymbolResolution.h"
 #include "build/HostBuild.h"
+#include "build/ImageCheck.h"
 #include "build/Manifest.h"
 #include "build/Publish.h"
 #include "build/Toolchain.h"
 #include "cache/Cache.h"
 #include "checks/Analysis.h"
 #include "checks/Entries.h"
+#include "checks/SourceDiagnostics.h"
+#include "model/DerivedFacts.h"
+#include "model/LauncherNames.h"
 #include "commands/Commands.h"
 #include "frontend/Frontend.h"
 #include "render/LauncherView.h"
@@ -39,13 +45,25 @@ namespace tlc {
 
 namespace {
 
+// The module's name: --name, else the first input's stem. It prefixes the whole generated API,
+// so it must be a C identifier, and it may not begin with tlc_'s own prefix (`tlc`, `TLC_`...),
+// which keeps every name tlc makes (tlc_NAME_*, TLC_NAME_*) apart from every launcher (NAME_*).
 llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   std::string name = options.name;
-  if (name.empty())
-    name = identifierFrom(llvm::sys::path::stem(options.sources.inputs.front()).str());
+  std::string source = "--name '" + name + "'";
+  if (name.empty()) {
+    std::string file = llvm::sys::path::filename(options.sources.inputs.front()).str();
+    name = identifierFrom(llvm::sys::path::stem(file).str());
+    source = "the module name '" + name + "' (from " + file + ", as no --name was given)";
+  }
   if (!isCIdentifier(name))
-    return usageError("--name '" + name + "' is not a C identifier (it prefixes every function "
-                      "of the generated API)");
+    return usageError(source + " is not a C identifier (it prefixes every function of the "
+                      "generated API); choose one with --name");
+  llvm::StringRef lower = llvm::StringRef(name).lower();
+  std::string folded = lower.str();
+  if (folded == "tlc" || llvm::StringRef(folded).starts_with("tlc_"))
+    return usageError(source + " begins with tlc's own prefix, which names the API every "
+                      "module shares (tlc_config, tlc_NAME_load, ...); choose another with --name");
   return name;
 }
 
@@ -62,7 +80,7 @@ class Builder : public TaskHandler {
 public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
           BuildCache* cache)
-      : Options(options), Name(options.name), Tools(std::move(tools)),
+      : Options(options), Name(Options.name), Tools(std::move(tools)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
         Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
         Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()) {
@@ -97,13 +115,7 @@ public:
       Cache->count(false);
     }
 
-    BuildPlanOptions planOptions;
-    planOptions.inputCount = Options.sources.inputs.size();
-    planOptions.emitOnly = Options.emitOnly;
-    BuildPlan plan = planBuild(planOptions, Device, Host);
-    Progress progress(plan.progressTotal(), Options.quiet);
-    auto announce = [&](const Task& task) { progress.start(task.description); };
-    if (llvm::Error error = firstFailure(plan, executePlan(plan, *this, Slots, announce)))
+    if (llvm::Error error = execute())
       return error;
 
     std::vector<std::string> dependencies = dependenciesOf();
@@ -119,6 +131,29 @@ public:
         printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
                                                    summarize(std::move(error)).message);
     return finish(fileNames(Outputs), Name + ".json", dependencies);
+  }
+
+  // Plans the build and runs the plan. A device-side kernel launch (dynamic parallelism) is
+  // found by the parse, which runs beside nvcc: in code planned whole-program, nvcc refuses it,
+  // and the build runs again as relocatable device code, parse included (nvcc then defines
+  // __CUDACC_RDC__, which the parse must see too).
+  llvm::Error execute() {
+    BuildPlanOptions planOptions;
+    planOptions.inputCount = Options.sources.inputs.size();
+    planOptions.emitOnly = Options.emitOnly;
+    BuildPlan plan = planBuild(planOptions, Device, Host);
+    Progress progress(plan.progressTotal(), Options.quiet);
+    auto announce = [&](const Task& task) { progress.start(task.description); };
+    std::vector<TaskFailure> failures = executePlan(plan, *this, Slots, announce);
+    if (!failures.empty() && !Device.relocatable && Parsed && Parsed->module.deviceSideLaunch) {
+      for (TaskFailure& failure : failures)
+        llvm::consumeError(std::move(failure.error));
+      Options.sources.frontend.relocatable = true;
+      Device = planDeviceBuild(deviceOptions(), Tools.toolkit);
+      Parsed.reset();
+      return execute();
+    }
+    return firstFailure(plan, std::move(failures));
   }
 
   // The plan's tasks.
@@ -251,6 +286,7 @@ private:
     device.workDir = Work->workDir();
     device.launcher = Options.launcher;
     device.inputFlags = Options.inputNvccFlags;
+    device.relocatable = Options.sources.frontend.relocatable;
     return device;
   }
 
@@ -276,7 +312,7 @@ private:
     return Options.emitOnly ? Work->outputsDir() : Work->workDir();
   }
 
-  // Task: parse and check every input, then keep the kernels --entry selects.
+  // Task: parse and check every input.
   llvm::Error parse() {
     auto analyzed = analyze(Options.sources.inputs, Options.sources.frontend, Tools.toolkit,
                             &Slots);
@@ -285,16 +321,89 @@ private:
     Module& module = analyzed->module;
     if (module.kernels.empty())
       return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
-    if (llvm::Error error = selectEntries(module, Options.entries))
-      return error;
     Paths.relativize(module);
     Parsed = std::move(*analyzed);
     return llvm::Error::success();
   }
 
-  // Task: every image's symbol table against the parsed kernels; the image goes to the outputs.
+  // Kernels some target holds that the parse did not see, being for another arch (code under
+  // `#if __CUDA_ARCH__ < 900`, say): the inputs are parsed again for each other arch of the
+  // build, and the kernels found there join the module.
+  llvm::Error parseOtherArchs(std::set<std::string> undeclared, const EntriesByInput& entries) {
+    Module& module = Parsed->module;
+    std::set<std::string> archs;
+    for (const GpuTarget& target : Options.targets)
+      archs.insert("sm_" + target.number());
+    archs.erase(Options.sources.frontend.arch);
+    for (const std::string& arch : archs) {
+      if (undeclared.empty())
+        break;
+      FrontendOptions frontend = Options.sources.frontend;
+      frontend.arch = arch;
+      auto analyzed = analyze(Options.sources.inputs, frontend, Tools.toolkit, &Slots);
+      if (!analyzed)
+        return analyzed.takeError();
+      Module& other = analyzed->module;
+      Paths.relativize(other);
+      if (llvm::Error error = resolveKernelSymbols(other, entries))
+        return error;
+      for (Kernel& kernel : other.kernels)
+        if (undeclared.erase(kernel.symbol))
+          module.kernels.push_back(std::move(kernel));
+      for (const std::string& entry : other.otherEntries)
+        if (undeclared.erase(entry))
+          module.otherEntries.push_back(entry);
+      Parsed->filesRead.insert(Parsed->filesRead.end(), analyzed->filesRead.begin(),
+                               analyzed->filesRead.end());
+    }
+    SourceDiagnostics diagnostics(llvm::errs(), Options.sources.frontend.color);
+    if (!assignLauncherNames(module.kernels, diagnostics))
+      return reportedInputError("launcher names collide");
+    deriveFacts(module);
+    return llvm::Error::success();
+  }
+
+  // Each input's entry symbols, by its name in the module: from the image itself for one input
+  // compiled whole-program, else from each input's own relocatable object.
+  llvm::Expected<EntriesByInput> entriesByInput() const {
+    EntriesByInput entries;
+    const std::vector<std::string>& inputs = Options.sources.inputs;
+    const TargetImage& first = Device.targets.front();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string& file = first.perInput.empty() ? Device.image : first.perInput[i];
+      auto contents = readDeviceImageFile(file);
+      if (!contents)
+        return contents.takeError();
+      std::set<std::string>& symbols = entries[Paths.input(inputs[i])];
+      for (const ImageContents::Part& part : contents->parts)
+        for (const ImageEntry& entry : part.info.entries)
+          symbols.insert(entry.symbol);
+    }
+    return entries;
+  }
+
+  // Task: every kernel's symbol from the image (build/SymbolResolution.h), then every target's
+  // symbol table against the parsed kernels; the image goes to the outputs.
   llvm::Error checkImage() {
-    if (llvm::Error error = verifyImages(Device, Parsed->module))
+    auto entries = entriesByInput();
+    if (!entries)
+      return entries.takeError();
+    if (llvm::Error error = resolveKernelSymbols(Parsed->module, *entries))
+      return error;
+    std::set<std::string> fromInputs;
+    for (const auto& [input, symbols] : *entries)
+      fromInputs.insert(symbols.begin(), symbols.end());
+    auto targetEntries = readTargetEntries(Device, fromInputs);
+    if (!targetEntries)
+      return targetEntries.takeError();
+    if (std::set<std::string> undeclared = undeclaredEntries(Parsed->module, *targetEntries);
+        !undeclared.empty())
+      if (llvm::Error error = parseOtherArchs(std::move(undeclared), *entries))
+        return error;
+    if (llvm::Error error = assignKernelTargets(Parsed->module, Device, *targetEntries))
+      return error;
+    // --entry names kernels by their final symbols too; the others stay in the image.
+    if (llvm::Error error = selectEntries(Parsed->module, Options.entries))
       return error;
     std::string published = Work->outputsDir() + "/" + imageFile();
     if (auto ec = llvm::sys::fs::copy_file(Device.image, published))
@@ -400,14 +509,14 @@ private:
     return llvm::Error::success();
   }
 
-  const BuildOptions& Options;
+  BuildOptions Options; // its code becomes relocatable when the parse finds a device-side launch
   const std::string& Name;
   BuildTools Tools;
   std::unique_ptr<Staging> Work;
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
-  const DevicePlan Device;
+  DevicePlan Device;
   const HostPlan Host;
   StepRunner Runner;
   std::mutex DigestMutex;
@@ -447,9 +556,14 @@ llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
   if (!targets)
     return targets.takeError();
   options.targets = std::move(*targets);
-  // Parse for the newest arch built: its kernels are the ones the launcher must reach.
-  if (options.sources.frontend.arch.empty())
-    options.sources.frontend.arch = parseArchFor(options.targets);
+  // Parse for the newest arch built: its kernels are the ones the launcher must reach. The parse
+  // sees what nvcc sees: its flags and whether the code is relocatable.
+  FrontendOptions& frontend = options.sources.frontend;
+  if (frontend.arch.empty())
+    frontend.arch = parseArchFor(options.targets);
+  frontend.nvccFlags = options.nvccFlags;
+  frontend.relocatable = relocatableCode(options.sources.inputs.size(), options.nvccFlags,
+                                         !options.launcher.empty());
   auto name = moduleName(options);
   if (!name)
     return name.takeError();

@@ -22,7 +22,8 @@ void addPerInput(CacheKey& key, llvm::StringRef label,
 
 void addFrontend(CacheKey& key, const FrontendOptions& frontend, const DisplayPaths& paths) {
   [[maybe_unused]] const auto& [includeDirs, defines, standard, arch, extraArgs, inputArgs,
-                                tlcIncludeDir, jobs, color] = frontend;
+                                tlcIncludeDir, nvccFlags, relocatable, hostIncludeDir, jobs,
+                                color, verbose] = frontend;
   for (const std::string& dir : includeDirs)
     key.add("-I", absolutePath(dir));
   addList(key, "-D", defines);
@@ -31,7 +32,10 @@ void addFrontend(CacheKey& key, const FrontendOptions& frontend, const DisplayPa
   addList(key, "clang-arg", extraArgs);
   addPerInput(key, "clang-arg", inputArgs, paths);
   key.add("tlc-include", tlcIncludeDir);
-  // Not in the key: `jobs` (how many tools at once) and `color` (how diagnostics look).
+  key.add("relocatable", relocatable ? "yes" : "no");
+  key.add("host-include", hostIncludeDir);
+  // Not in the key: `nvccFlags` (the build's own, keyed with the build's options), `jobs` (how
+  // many tools at once), `color` and `verbose` (how diagnostics look).
 }
 
 void addSources(CacheKey& key, const SourceOptions& sources, const DisplayPaths& paths) {

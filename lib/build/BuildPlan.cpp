@@ -71,6 +71,7 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
   std::vector<size_t> beforeCheck = last;
   beforeCheck.push_back(parse);
   size_t check = plan.add(TaskKind::CheckImage, "check the device image", beforeCheck, false);
+  plan[check].selfScheduled = true; // a parse for another arch, if needed, takes its own slots
   size_t render = plan.add(TaskKind::Render, "render the launcher", {check}, false);
   if (options.emitOnly)
     return plan.take();

@@ -38,6 +38,9 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
   if (!setsOptimization(options.nvccFlags))
     flags.push_back("-O3");
   flags.push_back("-std=" + options.standard);
+  // "declared but never referenced" (#177) for every static kernel: no host code in the input
+  // launches them, the launcher library does.
+  flags.push_back("-diag-suppress=177");
   for (const std::string& dir : options.includeDirs)
     flags.push_back("-I" + dir);
   if (!options.tlcIncludeDir.empty())
@@ -48,6 +51,11 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
     if (!isRelocatableFlag(flag))
       flags.push_back(flag);
   return flags;
+}
+
+bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,
+                     bool compilerLauncher) {
+  return inputs > 1 || wantsRelocatable(nvccFlags) || compilerLauncher;
 }
 
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets) {
@@ -64,8 +72,8 @@ public:
     // Compiler caches (ccache, sccache) cache only `nvcc -c`: under a launcher every input is
     // compiled to a relocatable object and device-linked, the form they can reuse.
     Cacheable = !options.launcher.empty();
-    Plan.relocatable =
-        options.inputs.size() > 1 || wantsRelocatable(options.nvccFlags) || Cacheable;
+    Plan.relocatable = options.relocatable ||
+                       relocatableCode(options.inputs.size(), options.nvccFlags, Cacheable);
   }
 
   DevicePlan plan() {
@@ -102,6 +110,7 @@ private:
                std::vector<std::string> mode, const std::string& output) {
     Step step{"nvcc " + llvm::sys::path::filename(input).str() + " (" + target.code + ")",
               nvcc(), output};
+    step.compilesSources = true;
     step.argv.insert(step.argv.end(), mode.begin(), mode.end());
     step.argv.push_back(target.gencode());
     step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
@@ -128,16 +137,20 @@ private:
     Step link{"device link (" + target.code + ")", nvcc(), cubin};
     link.argv.insert(link.argv.end(),
                      {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info", target.gencode()});
+    std::vector<std::string> objects;
     for (size_t i = 0; i < Options.inputs.size(); ++i) {
       std::string object = objectName(i, target, Cacheable ? ".o" : ".rdc.cubin");
-      std::vector<std::string> mode = Cacheable ? std::vector<std::string>{"-c", "-rdc=true"}
-                                                : std::vector<std::string>{"-cubin", "-rdc=true"};
+      // A host object's fatbin uncompressed, so tlc can read the input's entries from it.
+      std::vector<std::string> mode =
+          Cacheable ? std::vector<std::string>{"-c", "-rdc=true", "--no-compress"}
+                    : std::vector<std::string>{"-cubin", "-rdc=true"};
       Plan.compiles.push_back(compile(Options.inputs[i], target, mode, object));
       link.argv.push_back(object);
+      objects.push_back(object);
     }
     link.argv.insert(link.argv.end(), {"-o", cubin});
     Plan.links.push_back(std::move(link));
-    return {target, {cubin}};
+    return {target, {cubin}, objects};
   }
 
   TargetImage planPtx(const GpuTarget& target) {
@@ -153,6 +166,7 @@ private:
       Plan.compiles.push_back(compile(Options.inputs[i], target, {"-ptx", "-rdc=true"}, ptx));
       image.files.push_back(ptx);
     }
+    image.perInput = image.files;
     return image;
   }
 
@@ -198,75 +212,6 @@ std::vector<std::string> readDependencyFile(const std::string& path) {
   }
   flush();
   return files;
-}
-
-static std::string joined(const std::set<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names)
-    text += "\n    " + name;
-  return text.empty() ? "\n    (none)" : text;
-}
-
-namespace {
-
-// What identifies a target's entries inside the image: PTX or SASS, arch number, arch-specific.
-struct TargetKey {
-  bool ptx = false;
-  unsigned arch = 0;
-  bool archSpecific = false;
-  bool operator<(const TargetKey& other) const {
-    return std::tie(ptx, arch, archSpecific) <
-           std::tie(other.ptx, other.arch, other.archSpecific);
-  }
-};
-
-TargetKey keyOf(const GpuTarget& target) {
-  TargetKey key{target.ptx(), 0, false};
-  llvm::StringRef number = target.number();
-  number.take_while(llvm::isDigit).getAsInteger(10, key.arch);
-  key.archSpecific = number.ends_with("a");
-  return key;
-}
-
-} // namespace
-
-// Every target's entries in the image that ships (not its parts), against the parsed kernels.
-llvm::Error verifyImages(const DevicePlan& plan, const Module& module) {
-  std::set<std::string> expected(module.otherEntries.begin(), module.otherEntries.end());
-  for (const Kernel& kernel : module.kernels)
-    expected.insert(kernel.symbol);
-  auto contents = readDeviceImageFile(plan.image);
-  if (!contents)
-    return contents.takeError();
-  std::map<TargetKey, std::set<std::string>> entries; // relocatable PTX: the union of its files
-  for (const ImageContents::Part& part : contents->parts) {
-    TargetKey key{part.entry.ptx, part.entry.arch, part.entry.archSpecific};
-    if (!part.entry.ptx)
-      key.arch = part.info.sm; // a cubin says its own arch
-    for (const ImageEntry& entry : part.info.entries)
-      entries[key].insert(entry.symbol);
-    entries[key]; // a part without entries still counts
-  }
-  for (const TargetImage& image : plan.targets) {
-    // An image that is one cubin holds the one target (its ELF flags do not say 'a').
-    auto found = plan.fatbin() ? entries.find(keyOf(image.target)) : entries.begin();
-    if (found == entries.end())
-      return internalError("the device image has no " + image.target.code + " entry");
-    if (found->second == expected)
-      continue;
-    std::set<std::string> missing, unknown;
-    std::set_difference(expected.begin(), expected.end(), found->second.begin(),
-                        found->second.end(), std::inserter(missing, missing.end()));
-    std::set_difference(found->second.begin(), found->second.end(), expected.begin(),
-                        expected.end(), std::inserter(unknown, unknown.end()));
-    return internalError(
-        "the " + image.target.code + " image does not hold exactly the extracted kernels "
-        "(kernels that exist only for some archs, e.g. under #if __CUDA_ARCH__, are not "
-        "supported)\n  missing from the image:" + joined(missing) +
-        "\n  in the image but not extracted:" + joined(unknown) + "\n  extracted:" +
-        joined(expected) + "\n  in the image:" + joined(found->second));
-  }
-  return llvm::Error::success();
 }
 
 } // namespace tlc

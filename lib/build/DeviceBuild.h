@@ -1,5 +1,5 @@
 // The device half of a build: nvcc compiles, device links, fat binary packaging, and the check
-// that the image holds exactly the extracted kernels, for every target (GpuTargets.h).
+// (ImageCheck.h checks what they made against the parsed kernels, for every target).
 //
 // One input is compiled whole-program: `nvcc -cubin` per SASS target, `nvcc -ptx` per PTX
 // target. Several are compiled to relocatable device code and device-linked per SASS target with
@@ -22,6 +22,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct DeviceBuildOptions {
   std::string name;
   std::vector<std::string> inputs;
   std::vector<GpuTarget> targets; // resolved (resolveTargets), never empty
+  bool relocatable = false;       // forced (a device-side launch); else decided from the above
   std::vector<std::string> includeDirs;
   std::vector<std::string> defines;
   std::string standard = "c++17";
@@ -46,6 +48,9 @@ struct TargetImage {
   GpuTarget target;
   // SASS: the (device-linked) cubin. PTX: the PTX, or one relocatable PTX file per input.
   std::vector<std::string> files;
+  // Relocatable code: each input's own compile output, in input order (where nvcc's names for
+  // each input's static kernels are found); empty for whole-program code.
+  std::vector<std::string> perInput;
 };
 
 struct DevicePlan {
@@ -60,6 +65,11 @@ struct DevicePlan {
   bool fatbin() const { return package.has_value(); }
 };
 
+// Whether a build compiles relocatable device code: several inputs, a user's -rdc=true or -dc,
+// or a compiler launcher (which caches only `nvcc -c`).
+bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,
+                     bool compilerLauncher);
+
 // NAME.cubin for an image of one SASS target, NAME.fatbin otherwise.
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets);
 
@@ -68,8 +78,5 @@ std::vector<std::string> readDependencyFile(const std::string& path);
 
 DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit);
 
-// Every target's entries must be the extracted kernels plus the module's other entries.
-// InternalError printing both lists otherwise.
-llvm::Error verifyImages(const DevicePlan& plan, const Module& module);
 
 } // namespace tlc

@@ -8,6 +8,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
+#include <set>
 
 namespace tlc {
 
@@ -49,13 +50,18 @@ llvm::Error StepRunner::run(const Step& step) const {
   auto result = runCommand(step.argv);
   if (!result)
     return result.takeError();
-  if (result->exitCode != 0)
-    return toolchainError(step.description + " failed (exit code " +
+  if (result->exitCode != 0) {
+    std::string message = step.description + " failed (exit code " +
                           std::to_string(result->exitCode) + "):\n" + result->output +
-                          (verbose ? "" : "command: " + shellQuote(step.argv)));
+                          (verbose ? "" : "command: " + shellQuote(step.argv));
+    return step.compilesSources ? inputError(message) : toolchainError(message);
+  }
   if (!result->output.empty()) {
+    // A step's warnings, once: compiling an input for several targets repeats them.
+    static std::set<std::string> shown;
     std::lock_guard<std::mutex> lock(outputMutex());
-    llvm::errs() << result->output; // a step's warnings
+    if (shown.insert(result->output).second)
+      llvm::errs() << result->output;
   }
   return llvm::Error::success();
 }

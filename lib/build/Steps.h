@@ -15,6 +15,9 @@ struct Step {
   std::string description; // "nvcc a.cu (sm_90a)"
   std::vector<std::string> argv;
   std::string output; // the file it produces
+  // nvcc compiling the user's sources, the compiler of record: its failure is a problem in the
+  // sources (InputError, exit 1), reported in nvcc's words; other steps failing is ToolchainError.
+  bool compilesSources = false;
 };
 
 // `[3/12] nvcc b.cu (sm_90a)` as each step starts: one line rewritten in place on a terminal,

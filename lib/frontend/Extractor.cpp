@@ -7,6 +7,7 @@
 #include "frontend/ConstantEvaluator.h"
 #include "frontend/TensorMapSpecs.h"
 #include "frontend/ParameterTypes.h"
+#include "frontend/ParseCompat.h"
 #include "frontend/SourceFacts.h"
 #include "frontend/Symbols.h"
 #include "model/EnumTables.h"
@@ -98,19 +99,6 @@ private:
     Templates.push_back(pattern->getCanonicalDecl());
   }
 
-  // Why a kernel cannot be found by name after device linking, or "" if it can.
-  std::string internalLinkageReason(const clang::FunctionDecl& function) {
-    if (function.isExternallyVisible())
-      return "";
-    if (function.getStorageClass() == clang::SC_Static)
-      return "it is declared 'static'";
-    if (function.isInAnonymousNamespace())
-      return "it is declared in an anonymous namespace";
-    if (function.getTemplateSpecializationArgs())
-      return "it is instantiated with a type or value that has internal linkage";
-    return "it has internal linkage";
-  }
-
   void extractKernel(clang::FunctionDecl& function) {
     const clang::FunctionDecl* pattern = function.getTemplateInstantiationPattern();
     const clang::FunctionDecl& definition = pattern ? *pattern : function;
@@ -128,13 +116,6 @@ private:
       return;
 
     std::string displayName = nameForMessages(function);
-    if (std::string reason = internalLinkageReason(function); !reason.empty()) {
-      Diagnostics.error(function.getLocation(),
-                        "kernel '" + displayName + "' has internal linkage (" + reason +
-                            "): nvcc renames such kernels, so no launcher can look them up by "
-                            "name after device linking; give it external linkage");
-      return;
-    }
 
     Kernel kernel;
     kernel.name = function.getQualifiedNameAsString();
@@ -142,6 +123,7 @@ private:
     kernel.symbol = symbol;
     kernel.externC = function.isExternC();
     kernel.weak = Context.GetGVALinkageForFunction(&function) != clang::GVA_StrongExternal;
+    kernel.internalLinkage = !function.isExternallyVisible();
     kernel.location = presumedLocation(Context, definition.getLocation());
     kernel.translationUnits.push_back(Facts.input);
     if (function.getTemplateSpecializationKind() != clang::TSK_Undeclared &&
@@ -404,8 +386,12 @@ public:
       : Preprocessor(preprocessor), Facts(facts) {}
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
-    if (context.getDiagnostics().hasErrorOccurred())
-      return; // facts from a broken AST would only add noise to the real errors
+    // Facts from a broken AST would only add noise to the real errors. Errors Clang made in
+    // function bodies, which nvcc does not share, were not passed on (Frontend.cpp) and do not
+    // count: the client counts the errors it showed.
+    const clang::DiagnosticConsumer* shown = context.getDiagnostics().getClient();
+    if (shown ? shown->getNumErrors() > 0 : context.getDiagnostics().hasErrorOccurred())
+      return;
     Extractor extractor(context, Preprocessor, Facts);
     extractor.TraverseDecl(context.getTranslationUnitDecl());
     extractor.warnAboutUninstantiatedTemplates();
@@ -415,7 +401,8 @@ public:
 private:
   void recordFilesRead(const clang::SourceManager& sources) {
     for (auto it = sources.fileinfo_begin(); it != sources.fileinfo_end(); ++it)
-      Facts.filesRead.push_back(it->first.getName().str());
+      if (it->first.getName() != parseCompatHeaderPath()) // virtual: nothing to depend on
+        Facts.filesRead.push_back(it->first.getName().str());
     std::sort(Facts.filesRead.begin(), Facts.filesRead.end());
   }
 

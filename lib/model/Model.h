@@ -149,6 +149,13 @@ struct Kernel {
   std::string symbol;      // exact device symbol: extern "C" name or Itanium mangling
   bool externC = false;
   bool weak = false;       // an inline definition or a template instantiation (WEAK in the cubin)
+  // Static or in an anonymous namespace: nvcc renames it (per file, and again when compiled
+  // relocatable), so `symbol` is Clang's guess until the build takes the image's (the image's
+  // symbol table is the truth; build/SymbolResolution.h).
+  bool internalLinkage = false;
+  // The image targets that hold it, once a build has checked the image (build/ImageCheck.h):
+  // code under `#if __CUDA_ARCH__` may exist for some targets only. Empty before.
+  std::vector<std::string> targets;
   SourceLocation location; // the definition (a template's pattern for instantiations)
   std::optional<SourceLocation> instantiatedAt; // explicit or implicit point of instantiation
   std::vector<TemplateArgument> templateArgs;
@@ -207,6 +214,9 @@ struct Module {
   std::vector<Kernel> kernels;
   std::vector<Record> records;
   std::vector<std::string> otherEntries; // kernels from system headers: in the image, no launcher
+  // Some input launches a kernel from device code (dynamic parallelism): the module needs
+  // relocatable device code, and the parse -fgpu-rdc.
+  bool deviceSideLaunch = false;
 };
 
 } // namespace tlc

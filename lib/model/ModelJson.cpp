@@ -110,7 +110,8 @@ json toJson(const Kernel& kernel) {
           {"symbol", kernel.symbol},
           {"launcher", kernel.launcher},
           {"extern_c", kernel.externC},
-          {"linkage", kernel.weak ? "weak" : "strong"},
+          {"linkage", kernel.internalLinkage ? "internal" : kernel.weak ? "weak" : "strong"},
+          {"targets", kernel.targets},
           {"location", toJson(kernel.location)},
           {"instantiated_at", kernel.instantiatedAt ? toJson(*kernel.instantiatedAt)
                                                     : json(nullptr)},

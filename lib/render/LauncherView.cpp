@@ -8,6 +8,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
+
 #include <cassert>
 
 namespace tlc {
@@ -48,8 +50,6 @@ static nlohmann::json buildSection(const LauncherFacts& facts) {
           {"inputs", facts.inputs},
           {"targets", targetsView(facts.targets)},
           {"target_count", facts.targets.size()},
-          // Every target holds every kernel until the image says otherwise.
-          {"targets_mask", std::to_string((1ull << facts.targets.size()) - 1) + "u"},
           {"image",
            {{"file", facts.imageFile},
             {"embedded", facts.embedImage},
@@ -76,13 +76,26 @@ static nlohmann::json tensorMapTableRow(const TensorMapSpec& spec) {
           {"pixels", spec.pixels}};
 }
 
+// The runtime's KernelInfo::targets: bit i for the build's target i, if it holds the kernel.
+static std::string targetsMask(const Kernel& kernel, const std::vector<std::string>& targets) {
+  unsigned long long mask = 0;
+  for (size_t i = 0; i < targets.size(); ++i)
+    if (kernel.targets.empty() || // not checked against an image: every target
+        std::find(kernel.targets.begin(), kernel.targets.end(), targets[i]) !=
+            kernel.targets.end())
+      mask |= 1ull << i;
+  return std::to_string(mask) + "u";
+}
+
 // Mustache can test a value but not count, pad or filter a list: these helpers do it.
-static void addPresentationHelpers(const Module& module, nlohmann::json& view) {
+static void addPresentationHelpers(const Module& module, const LauncherFacts& facts,
+                                   nlohmann::json& view) {
   bool anyTensorMaps = false;
   for (size_t k = 0; k < module.kernels.size(); ++k) {
     const Kernel& kernel = module.kernels[k];
     assert(kernel.index == k && "the module's derived facts are stale (deriveFacts)");
     nlohmann::json& kernelView = view["kernels"][k];
+    kernelView["targets_mask"] = targetsMask(kernel, facts.targets);
     // The launcher's `tensors` array: the tensor-map parameters alone, comma-separated.
     nlohmann::json mapNames = nlohmann::json::array();
     for (size_t p = 0; p < kernel.params.size(); ++p) {
@@ -102,7 +115,7 @@ static void addPresentationHelpers(const Module& module, nlohmann::json& view) {
 
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
   nlohmann::json view = toJson(module);
-  addPresentationHelpers(module, view);
+  addPresentationHelpers(module, facts, view);
   view["build"] = buildSection(facts);
   return view;
 }

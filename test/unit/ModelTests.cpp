@@ -335,6 +335,7 @@ TEST_CASE("the launcher view is the model's JSON plus a build section and helper
     CHECK(stripped.erase(helper) == 1);
   for (nlohmann::json& kernel : stripped["kernels"]) {
     CHECK(kernel.erase("tensor_map_c_names") == 1);
+    CHECK(kernel.erase("targets_mask") == 1);
     for (nlohmann::json& param : kernel["params"])
       if (param["is_tensor_map"] == true)
         CHECK(param["tensor_map"].erase("table_row") == 1);
@@ -344,7 +345,10 @@ TEST_CASE("the launcher view is the model's JSON plus a build section and helper
   CHECK(view["build"]["module"] == "m");
   CHECK(view["build"]["MODULE"] == "M");
   CHECK(view["build"]["target_count"] == 2);
-  CHECK(view["build"]["targets_mask"] == "3u");
+  // A kernel not checked against an image yet: every target; else the targets that hold it.
+  CHECK(view["kernels"][0]["targets_mask"] == "3u");
+  module.kernels[0].targets = {"sm_90a"};
+  CHECK(launcherView(module, facts)["kernels"][0]["targets_mask"] == "2u");
   CHECK(view["build"]["targets"][1]["variant_literal"] == "'a'");
   CHECK(view["build"]["image"]["symbol"] == "tlc_image_m");
   CHECK(view["kernel_count"] == 3);

@@ -1,5 +1,6 @@
 // tlc's command line: parses arguments into the library's option structs and calls the command.
 // Everything else lives in lib/.
+#include "build/Toolchain.h"
 #include "commands/Commands.h"
 #include "support/Error.h"
 #include "support/InstallLayout.h"
@@ -202,7 +203,13 @@ int main(int argc, char** argv) {
   for (tlc::SourceOptions* options : {&inspect.sources, &check, &build.sources}) {
     options->frontend.extraArgs = clangArgs;
     options->frontend.color = color;
+    options->frontend.verbose = options->verbose;
     options->frontend.tlcIncludeDir = layout.includeDir();
+  }
+  if (*inspectCommand || *checkCommand || *buildCommand) {
+    std::string hostIncludeDir = tlc::hostCompilerIncludeDir();
+    for (tlc::SourceOptions* options : {&inspect.sources, &check, &build.sources})
+      options->frontend.hostIncludeDir = hostIncludeDir;
   }
   if (*inspectCommand)
     return finish(tlc::runInspect(inspect, llvm::outs()));
