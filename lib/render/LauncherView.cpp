@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <set>
 
 #include <cassert>
 
@@ -55,7 +56,6 @@ static nlohmann::json buildSection(const LauncherFacts& facts) {
             {"embedded", facts.embedImage},
             {"symbol", "tlc_image_" + facts.name}}},
           {"launcher_types", facts.launcherTypes},
-          {"uses_vector_types", false},
           {"api", moduleApiView()}};
 }
 
@@ -87,10 +87,20 @@ static std::string targetsMask(const Kernel& kernel, const std::vector<std::stri
   return std::to_string(mask) + "u";
 }
 
+// The toolkit header a C type needs NAME.h to include (cuda.h is included anyway).
+static void addToolkitHeader(const CType& type, std::set<std::string>& headers) {
+  if (type.baseKind == CType::Base::Toolkit && type.header != "cuda.h")
+    headers.insert(type.header);
+}
+
 // Mustache can test a value but not count, pad or filter a list: these helpers do it.
 static void addPresentationHelpers(const Module& module, const LauncherFacts& facts,
                                    nlohmann::json& view) {
-  bool anyTensorMaps = false;
+  bool anyTensorMaps = false, anyEmpty = false;
+  std::set<std::string> toolkitHeaders; // beyond cuda.h, which NAME.h includes anyway
+  for (const Record& record : module.records)
+    for (const RecordField& field : record.fields)
+      addToolkitHeader(field.ctype, toolkitHeaders);
   for (size_t k = 0; k < module.kernels.size(); ++k) {
     const Kernel& kernel = module.kernels[k];
     assert(kernel.index == k && "the module's derived facts are stale (deriveFacts)");
@@ -107,10 +117,16 @@ static void addPresentationHelpers(const Module& module, const LauncherFacts& fa
     }
     kernelView["tensor_map_c_names"] = std::move(mapNames);
     anyTensorMaps |= kernel.tensorMapCount != 0;
+    for (const Param& param : kernel.params) {
+      anyEmpty |= param.kind == ParamKind::Empty;
+      addToolkitHeader(param.ctype, toolkitHeaders);
+    }
   }
   view["kernel_count"] = module.kernels.size();
   view["has_records"] = !module.records.empty();
   view["has_tensor_maps"] = anyTensorMaps;
+  view["has_empty_params"] = anyEmpty;
+  view["toolkit_headers"] = std::vector<std::string>(toolkitHeaders.begin(), toolkitHeaders.end());
 }
 
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {

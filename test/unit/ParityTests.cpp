@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <map>
 
 using namespace tlc;
@@ -123,4 +124,40 @@ TEST_CASE("kernels named like the API's own names get launchers under their name
   ToolRun reserved = runTlc({"build", fixture("names/api_names.cu"), "--name", "tlc", "-o", out});
   CHECK(reserved.exitCode == 2);
   CHECK_THAT(reserved.err, Contains("--name 'tlc'"));
+}
+
+TEST_CASE("parameters are typed as CUDA engineers hold them", "[parity][types]") {
+  std::string out = scratchDir("parity-types") + "/out";
+  buildOk({fixture("parity/cuda_types.cu"), "--arch", "sm_90a", "-o", out, "--no-cache", "-q"});
+  std::string header = readText(out + "/cuda_types.h");
+  // The toolkit's own types, spelled as the toolkit spells them, from its C headers.
+  CHECK_THAT(header, Contains("#include <vector_types.h>"));
+  CHECK_THAT(header, Contains("#include <texture_types.h>"));
+  CHECK_THAT(header, Contains("cuda_types_vectors(const tlc_config* config, float4* out, const "
+                              "uint4* in, uchar4 colour, int2 shape, float4 bias);"));
+  CHECK_THAT(header, Contains("cuda_types_textures(const tlc_config* config, float* out, "
+                              "cudaTextureObject_t texture, int n);"));
+  CHECK_THAT(header, Contains("  float4 lo;"));
+  // Pairs by value; tags leave the C signature.
+  CHECK_THAT(header, Contains("cuda_types_pairs(const tlc_config* config, tlc_half2* out, "
+                              "tlc_half2 h, tlc_bfloat162 b);"));
+  CHECK_THAT(header, Contains("cuda_types_tagged_true(const tlc_config* config, float* x, int "
+                              "n);"));
+  CHECK_THAT(header, !Contains("cuda_types_float4"));
+  // C callers compile it as it is; C++ callers pass __half2 and __nv_bfloat162 without casts.
+  std::string probe = scratchDir("parity-types-probe") + "/use.cpp";
+  std::ofstream(probe) << "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n"
+                          "#include \"cuda_types.h\"\n"
+                          "tlc_status call(tlc_half2* out, __half2 h, __nv_bfloat162 b) {\n"
+                          "  tlc_config config = {};\n"
+                          "  return cuda_types_pairs(&config, out, h, b);\n}\n";
+  CommandResult cpp = run({"c++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+                           "-I" + out, "-isystem", cudaInclude(), probe});
+  INFO(cpp.output);
+  CHECK(cpp.exitCode == 0);
+  CommandResult c = run({"cc", "-x", "c", "-std=c99", "-fsyntax-only", "-Wall", "-Wextra",
+                         "-Werror", "-I" + out, "-isystem", cudaInclude(),
+                         out + "/cuda_types.h"});
+  INFO(c.output);
+  CHECK(c.exitCode == 0);
 }
