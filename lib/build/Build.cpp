@@ -103,6 +103,7 @@ public:
     BuildPlanOptions planOptions;
     planOptions.inputCount = Options.sources.inputs.size();
     planOptions.emitOnly = Options.emitOnly;
+    planOptions.python = Options.python;
     BuildPlan plan = planBuild(planOptions, Device, Host, Python ? &*Python : nullptr);
     Progress progress(plan.progressTotal(), Options.quiet);
     auto announce = [&](const Task& task) { progress.start(task.description); };

@@ -73,7 +73,7 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
   size_t check = plan.add(TaskKind::CheckImage, "check the device image", beforeCheck, false);
   size_t render = plan.add(TaskKind::Render, "render the launcher", {check}, false);
   std::optional<size_t> renderPython;
-  if (python)
+  if (options.python)
     renderPython = plan.add(TaskKind::RenderPython, "render the Python package", {render}, false);
   if (options.emitOnly)
     return plan.take();
@@ -84,7 +84,7 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
     objects.push_back(plan.tool(*host.assembleImage, {render}));
   size_t link = plan.tool(host.link, objects);
   std::vector<size_t> beforeManifest = {link, versions};
-  if (python) {
+  if (options.python && python) {
     size_t compile = plan.tool(python->compileExtension, {*renderPython});
     beforeManifest.push_back(plan.tool(python->linkExtension, {compile, link}));
   }

@@ -54,9 +54,10 @@ struct BuildPlan {
 struct BuildPlanOptions {
   size_t inputCount = 0;
   bool emitOnly = false; // sources only: no host compile, link or manifest
+  bool python = false;   // --python: the package too
 };
 
-// `python`: the extension's commands, with --python (else null).
+// `python`: the extension's commands, with --python unless --emit-only (else null).
 BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
                     const HostPlan& host, const PythonPlan* python = nullptr);
 

@@ -78,6 +78,11 @@ static int is_torch_tensor(tlc_py_state* state, PyObject* object) {
   return result > 0;
 }
 
+/* On the type first: a property there (CuPy's, Numba's) is not evaluated. */
+static int has_attribute(PyObject* object, PyObject* name) {
+  return PyObject_HasAttr((PyObject*)Py_TYPE(object), name) || PyObject_HasAttr(object, name);
+}
+
 static int classify(tlc_py_state* state, PyObject* object) {
   PyObject* type = (PyObject*)Py_TYPE(object);
   if (type == state->torch_tensor)
@@ -88,9 +93,9 @@ static int classify(tlc_py_state* state, PyObject* object) {
   int kind = ARRAY_NONE;
   if (is_torch_tensor(state, object))
     kind = ARRAY_TORCH;
-  else if (PyObject_HasAttr(object, state->strings.cuda_array_interface))
+  else if (has_attribute(object, state->strings.cuda_array_interface))
     kind = ARRAY_CAI;
-  else if (PyObject_HasAttr(object, state->strings.dlpack))
+  else if (has_attribute(object, state->strings.dlpack))
     kind = ARRAY_DLPACK;
   else if (PyIndex_Check(object) && !PyBool_Check(object))
     kind = ARRAY_INDEX;
@@ -376,7 +381,8 @@ static int apply_defaults(const tlc_py_where* where, int kind, const array_view*
     return 0;
   if (kind == ARRAY_TORCH) {
     defaults->torch_stream = 1;
-  } else if (view->has_stream) {
+  } else if (view->has_stream || kind == ARRAY_DLPACK) {
+    /* A DLPack producer was asked for its data on the legacy default stream (stream=None). */
     defaults->stream_known = 1;
     defaults->stream = view->stream;
   }

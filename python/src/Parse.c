@@ -202,6 +202,7 @@ static int parse_options(tlc_py_state* state, const char* launcher, PyObject** o
       if (parse_stream(state, &where, option, &config->stream) < 0)
         return -1;
       defaults->stream_known = 1;
+      defaults->stream = config->stream;
       break;
     case OPTION_DEVICE:
       if (tlc_py_unsigned(&where, option, 0x7FFFFFFFull, &value) < 0)
