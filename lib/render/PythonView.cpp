@@ -13,14 +13,15 @@ namespace tlc {
 
 namespace {
 
-// CPython 3.10's keyword.kwlist, plus the soft keywords a name should not be either.
+// keyword.kwlist (CPython 3.10 to 3.13): names that cannot be attributes or parameters. Soft
+// keywords (match, case, type, _) can.
 const std::vector<std::string>& pythonKeywordList() {
   static const std::vector<std::string> words = {
-      "False", "None",   "True",    "and",      "as",     "assert", "async",  "await",
-      "break", "class",  "continue", "def",     "del",    "elif",   "else",   "except",
-      "finally", "for",  "from",    "global",   "if",     "import", "in",     "is",
-      "lambda", "nonlocal", "not",  "or",       "pass",   "raise",  "return", "try",
-      "while", "with",   "yield",   "match",    "case",
+      "False",   "None",     "True",  "and",    "as",     "assert", "async", "await",
+      "break",   "class",    "continue", "def", "del",    "elif",   "else",  "except",
+      "finally", "for",      "from",  "global", "if",     "import", "in",    "is",
+      "lambda",  "nonlocal", "not",   "or",     "pass",   "raise",  "return", "try",
+      "while",   "with",     "yield",
   };
   return words;
 }

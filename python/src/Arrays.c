@@ -363,10 +363,12 @@ done:
 
 /* ---- the launch's device and stream ----------------------------------------------------- */
 
+static int torch_stream(tlc_py_state* state, int device, CUstream* stream);
+
 /* The first array decides the defaults; every array that knows its device must be on the
    launch's. */
-static int apply_defaults(const tlc_py_where* where, int kind, const array_view* view,
-                          tlc_py_defaults* defaults, int first) {
+static int apply_defaults(tlc_py_state* state, const tlc_py_where* where, int kind,
+                          const array_view* view, tlc_py_defaults* defaults, int first) {
   if (view->device >= 0) {
     if (defaults->device < 0) {
       defaults->device = view->device;
@@ -380,7 +382,10 @@ static int apply_defaults(const tlc_py_where* where, int kind, const array_view*
   if (!first || defaults->stream_known)
     return 0;
   if (kind == ARRAY_TORCH) {
-    defaults->torch_stream = 1;
+    /* Read now, so that DLPack arguments after this one are asked for this stream too. */
+    if (torch_stream(state, defaults->device, &defaults->stream) < 0)
+      return -1;
+    defaults->stream_known = 1;
   } else if (view->has_stream || kind == ARRAY_DLPACK) {
     /* A DLPack producer was asked for its data on the legacy default stream (stream=None). */
     defaults->stream_known = 1;
@@ -407,7 +412,7 @@ static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* 
   if (result < 0)
     return -1;
   defaults->array_seen = 1;
-  return apply_defaults(where, kind, view, defaults, first);
+  return apply_defaults(state, where, kind, view, defaults, first);
 }
 
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
@@ -507,14 +512,5 @@ static int torch_stream(tlc_py_state* state, int device, CUstream* stream) {
   if (value == (unsigned long long)-1 && PyErr_Occurred())
     return -1;
   *stream = (CUstream)(uintptr_t)value;
-  return 0;
-}
-
-int tlc_py_default_stream(tlc_py_state* state, const tlc_py_where* where,
-                          tlc_py_defaults* defaults) {
-  (void)where;
-  defaults->stream = NULL; /* the legacy default stream of the device's context */
-  if (defaults->torch_stream)
-    return torch_stream(state, defaults->device < 0 ? 0 : defaults->device, &defaults->stream);
   return 0;
 }

@@ -78,8 +78,7 @@ typedef struct tlc_py_defaults {
   int device_given;   /* device= was passed: arrays on another device are refused */
   int stream_known;   /* stream= was passed, or the first array said */
   int array_seen;     /* an array argument came before: it decided what arrays decide */
-  int torch_stream;   /* the first array was a torch tensor: torch's current stream */
-  CUstream stream;
+  CUstream stream;    /* NULL: the legacy default stream of the device's context */
 } tlc_py_defaults;
 
 /* Where a message's argument is: the launcher and what is converted. */
@@ -91,14 +90,12 @@ typedef struct tlc_py_where {
 
 tlc_py_state* tlc_py_state_of(PyObject* module);
 
-/* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it), a
-   tensor-map argument's tensor, and the stream a launch defaults to. */
+/* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it) and a
+   tensor-map argument's tensor; both apply what the first array decides (tlc_py_defaults). */
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
                    int writable, tlc_py_defaults* defaults, void** address);
 int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor);
-int tlc_py_default_stream(tlc_py_state* state, const tlc_py_where* where,
-                          tlc_py_defaults* defaults);
 
 /* Scalars.c: a scalar in the union member of its C type; a record's bytes; unsigned and float
    options. */

@@ -272,7 +272,7 @@ int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t na
   PyObject* options[OPTION_COUNT];
   if (match_arguments(state, index, args, nargs, kwnames, call->arguments, options) < 0)
     return -1;
-  tlc_py_defaults defaults = {-1, 0, 0, 0, 0, NULL};
+  tlc_py_defaults defaults = {-1, 0, 0, 0, NULL};
   if (parse_options(state, launcher->name, options, &call->config, &defaults) < 0)
     return -1;
   for (int p = 0; p < launcher->param_count; ++p)
@@ -289,10 +289,6 @@ int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t na
   }
   if (defaults.device >= 0)
     call->config.device = defaults.device;
-  if (!defaults.stream_known && tlc_py_default_stream(state, &(tlc_py_where){launcher->name,
-                                                                            "stream", NULL},
-                                                      &defaults) < 0)
-    return -1;
   if (!options[OPTION_STREAM] || options[OPTION_STREAM] == Py_None)
     call->config.stream = defaults.stream;
   return 0;

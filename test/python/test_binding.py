@@ -531,6 +531,12 @@ class TorchStandInTests(unittest.TestCase):
         self.assertEqual(self.torch.stream_requests, [0])
         self.assertEqual(y.calls, ["get_device", "data_ptr"])
 
+    def test_dlpack_after_a_tensor_is_asked_for_torchs_stream(self):
+        producer = DLPackArray(0x2000)
+        self.package.saxpy(Tensor(0x1000), producer, 3.0, 16, **LAUNCH)
+        self.assertEqual(producer.requests[0]["stream"], harness.TorchStandIn.STREAM_BASE)
+        self.assertEqual(self.driver.only_launch()["stream"], harness.TorchStandIn.STREAM_BASE)
+
     def test_explicit_stream_wins(self):
         self.package.saxpy(Tensor(0x1000), 0, 3.0, 16, stream=0x31, **LAUNCH)
         self.assertEqual(self.driver.only_launch()["stream"], 0x31)

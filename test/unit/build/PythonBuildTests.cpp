@@ -135,7 +135,7 @@ TEST_CASE("parameter keywords avoid launch options, Python keywords and each oth
 
 TEST_CASE("launcher names a package cannot hold are refused, each with its kernel", "[python]") {
   tlc::Module module;
-  for (const char* name : {"tlc", "saxpy", "None", "__init__", "_private", "Error"})
+  for (const char* name : {"tlc", "saxpy", "None", "__init__", "_private", "Error", "match"})
     module.kernels.push_back(kernel(name));
   tlc::ErrorSummary summary = tlc::summarize(tlc::checkPythonNames(module));
   CHECK(summary.code == tlc::ExitCode::InputError);
@@ -143,7 +143,7 @@ TEST_CASE("launcher names a package cannot hold are refused, each with its kerne
                                        "package's helper submodule (NAME.tlc)"));
   CHECK_THAT(summary.message, Contains("'None' is a Python keyword"));
   CHECK_THAT(summary.message, Contains("'__init__' of kernel '__init__' is reserved"));
-  for (const char* allowed : {"'saxpy'", "'_private'", "'Error'"})
+  for (const char* allowed : {"'saxpy'", "'_private'", "'Error'", "'match'"})
     CHECK_THAT(summary.message, !Contains(allowed));
 
   tlc::Module fine;
