@@ -13,6 +13,7 @@
 #include "build/ImageCheck.h"
 #include "build/Manifest.h"
 #include "build/Publish.h"
+#include "build/PythonBuild.h"
 #include "build/Toolchain.h"
 #include "cache/Cache.h"
 #include "checks/Analysis.h"
@@ -23,6 +24,7 @@
 #include "commands/Commands.h"
 #include "frontend/Frontend.h"
 #include "render/LauncherView.h"
+#include "render/PythonView.h"
 #include "render/Templates.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -83,7 +85,8 @@ public:
       : Options(options), Name(Options.name), Tools(std::move(tools)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
         Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
-        Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()) {
+        Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()),
+        Python(planPython()) {
     Runner.verbose = options.sources.verbose;
     Runner.display = [this](const std::vector<std::string>& argv) {
       return Paths.commandLine(argv);
@@ -124,6 +127,12 @@ public:
       std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp", imageFile()};
       if (!Options.externalImage)
         sources.push_back(Name + "_image.S");
+      if (Options.python) {
+        sources.push_back(Name + "_python.c");
+        for (const std::string& file : pythonPackageFiles(Name).all())
+          if (file != pythonPackageFiles(Name).extension)
+            sources.push_back(file);
+      }
       return finish(sources, Name + ".h", dependencies);
     }
     if (Cache)
@@ -141,7 +150,8 @@ public:
     BuildPlanOptions planOptions;
     planOptions.inputCount = Options.sources.inputs.size();
     planOptions.emitOnly = Options.emitOnly;
-    BuildPlan plan = planBuild(planOptions, Device, Host);
+    planOptions.python = Options.python;
+    BuildPlan plan = planBuild(planOptions, Device, Host, Python ? &*Python : nullptr);
     Progress progress(plan.progressTotal(), Options.quiet);
     auto announce = [&](const Task& task) { progress.start(task.description); };
     std::vector<TaskFailure> failures = executePlan(plan, *this, Slots, announce);
@@ -171,6 +181,8 @@ public:
       return readToolVersions();
     case TaskKind::Manifest:
       return writeManifest();
+    case TaskKind::RenderPython:
+      return renderPython();
     }
     return internalError("unknown build task '" + task.description + "'");
   }
@@ -227,6 +239,12 @@ private:
     files.insert(absolutePath(Tools.launcherTypesPath));
     if (!Options.emitOnly)
       files.insert(absolutePath(Options.runtimeLibrary));
+    if (Options.python) {
+      for (const std::string& file : pythonInputs())
+        files.insert(absolutePath(file));
+      if (!Options.emitOnly)
+        files.insert(absolutePath(Options.pythonLibrary));
+    }
     return {files.begin(), files.end()};
   }
 
@@ -257,6 +275,14 @@ private:
     key.add("launcher-types", Tools.launcherTypes);
     if (llvm::Error error = key.addFile("runtime-library", Options.runtimeLibrary))
       return error;
+    if (Options.python) {
+      if (llvm::Error error = key.addFile("python-library", Options.pythonLibrary))
+        return error;
+      for (const std::string& file : pythonInputs())
+        if (llvm::Error error = key.addFile("python " + file, file))
+          return error;
+      key.add("python-include", pythonIncludeDir());
+    }
     return key.digest();
   }
 
@@ -303,6 +329,31 @@ private:
     host.library = Work->outputsDir() + "/lib" + Name + ".so";
     host.embedImage = !Options.externalImage;
     return host.compiler.empty() ? HostPlan() : planHostBuild(host);
+  }
+
+  std::optional<PythonPlan> planPython() const {
+    if (!Options.python || Options.emitOnly)
+      return std::nullopt;
+    PythonBuildOptions python;
+    python.name = Name;
+    python.compiler = Tools.compiler.path;
+    python.pythonInclude = pythonIncludeDir();
+    python.tlcInclude = Options.sources.frontend.tlcIncludeDir;
+    python.cudaInclude = Tools.toolkit.includeDir;
+    python.bindingLibrary = Options.pythonLibrary;
+    python.sourceDir = sourceDir();
+    python.outputDir = Work->outputsDir();
+    python.workDir = Work->workDir();
+    return planPythonBuild(python);
+  }
+
+  // What the Python package is made from besides the templates and the binding library: the
+  // helper submodule's files, the binding's header and the Python headers' version.
+  std::vector<std::string> pythonInputs() const {
+    return {Options.pythonHelpersDir + "/tlc/__init__.py",
+            Options.pythonHelpersDir + "/tlc/__init__.pyi",
+            Options.sources.frontend.tlcIncludeDir + "/tlc/python.h",
+            std::string(pythonIncludeDir()) + "/patchlevel.h"};
   }
 
   std::string imageFile() const { return imageFileName(Name, Options.targets); }
@@ -447,6 +498,36 @@ private:
     return llvm::Error::success();
   }
 
+  // Task: the package NAME/ (its Python files) in the outputs, NAME_python.c with the sources.
+  llvm::Error renderPython() {
+    if (llvm::Error error = checkPythonNames(Parsed->module))
+      return error;
+    nlohmann::json view = launcherView(Parsed->module, launcherFacts());
+    addPythonView(Parsed->module, view);
+    const std::string& out = Work->outputsDir();
+    PythonPackageFiles files = pythonPackageFiles(Name);
+    if (auto ec = llvm::sys::fs::create_directories(out + "/" + Name + "/tlc"))
+      return inputError("cannot create '" + out + "/" + Name + "/tlc': " + ec.message());
+    std::pair<const char*, std::string> rendered[] = {
+        {"python_module.c", sourceDir() + "/" + Name + "_python.c"},
+        {"python_init.py", out + "/" + files.init},
+        {"python_stubs.pyi", out + "/" + files.stubs},
+    };
+    for (const auto& [templateName, path] : rendered)
+      if (llvm::Error error = renderFile(templateName, view, path))
+        return error;
+    if (llvm::Error error = writeFile(out + "/" + files.marker, ""))
+      return error;
+    std::pair<std::string, std::string> copied[] = {
+        {Options.pythonHelpersDir + "/tlc/__init__.py", out + "/" + files.helpers},
+        {Options.pythonHelpersDir + "/tlc/__init__.pyi", out + "/" + files.helperStubs},
+    };
+    for (const auto& [from, to] : copied)
+      if (auto ec = llvm::sys::fs::copy_file(from, to))
+        return toolchainError("cannot copy '" + from + "' (reinstall tlc): " + ec.message());
+    return llvm::Error::success();
+  }
+
   // Task: the versions the manifest records.
   llvm::Error readToolVersions() {
     auto release = nvccVersion(Tools.toolkit);
@@ -477,6 +558,10 @@ private:
     if (Host.assembleImage)
       steps.push_back(&*Host.assembleImage);
     steps.push_back(&Host.link);
+    if (Python) {
+      steps.push_back(&Python->compileExtension);
+      steps.push_back(&Python->linkExtension);
+    }
     for (const Step* step : steps)
       facts.commands.push_back(Runner.commandLine(*step));
 
@@ -499,6 +584,20 @@ private:
       *digest = {file, *sha};
     }
     facts.embeddedImage = !Options.externalImage;
+    if (Options.python) {
+      PythonPackageFiles files = pythonPackageFiles(Name);
+      std::pair<const char*, std::string> roles[] = {
+          {"python_init", files.init},         {"python_stubs", files.stubs},
+          {"python_marker", files.marker},     {"python_helpers", files.helpers},
+          {"python_helper_stubs", files.helperStubs}, {"python_extension", files.extension},
+      };
+      for (const auto& [role, file] : roles) {
+        auto sha = sha256OfFile(out + "/" + file);
+        if (!sha)
+          return sha.takeError();
+        facts.python.push_back({role, {file, *sha}});
+      }
+    }
     std::string manifest = buildManifest(Parsed->module, facts).dump(2) + "\n";
     if (llvm::Error error = writeFile(out + "/" + Name + ".json", manifest))
       return error;
@@ -506,6 +605,8 @@ private:
                {facts.library.path, facts.library.sha256},
                {facts.header.path, facts.header.sha256},
                {Name + ".json", sha256Hex(manifest)}};
+    for (const auto& [role, digest] : facts.python)
+      Outputs.push_back({digest.path, digest.sha256});
     return llvm::Error::success();
   }
 
@@ -518,6 +619,7 @@ private:
   BuildCache* Cache;
   DevicePlan Device;
   const HostPlan Host;
+  const std::optional<PythonPlan> Python; // with --python
   StepRunner Runner;
   std::mutex DigestMutex;
   std::map<std::string, std::string> InputDigests; // by input path
@@ -582,6 +684,22 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit to
     if (!llvm::sys::fs::exists(options.runtimeLibrary))
       return toolchainError("the launcher runtime '" + options.runtimeLibrary +
                             "' is missing (reinstall tlc)");
+  }
+  if (options.python) {
+    if (!*pythonIncludeDir())
+      return toolchainError("this tlc was built without Python support: install Python's and "
+                            "DLPack's headers (Debian: python3-dev libdlpack-dev) and build tlc "
+                            "again (docs/python.md)");
+    for (const std::string& file :
+         {options.emitOnly ? std::string() : options.pythonLibrary,
+          options.pythonHelpersDir + "/tlc/__init__.py",
+          std::string(pythonIncludeDir()) + "/Python.h"})
+      if (!file.empty() && !llvm::sys::fs::exists(file))
+        return toolchainError("'" + file + "' is missing (" +
+                              (llvm::StringRef(file).ends_with("Python.h")
+                                   ? std::string("install python3-dev")
+                                   : std::string("reinstall tlc")) +
+                              ")");
   }
   auto templates = TemplateSet::load(options.templateDir);
   if (!templates)

@@ -53,7 +53,8 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   [[maybe_unused]] const auto& [sources, outputDir, name, archs, gencodes, targets, nvccFlags,
                                 inputNvccFlags, entries, externalImage, emitOnly, keepTemps,
                                 templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
-                                launcher, noCache] = options;
+                                launcher, noCache, python, pythonLibrary, pythonHelpersDir] =
+      options;
   addSources(key, sources, paths);
   key.add("name", name);
   // `archs` and `gencodes` are in the key as what they resolved to (`native` is this machine).
@@ -66,10 +67,11 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   // Under a compiler launcher inputs are compiled relocatable (DeviceBuild.h): other code. Which
   // launcher it is does not change the outputs.
   key.add("compiler-launcher", launcher.empty() ? "no" : "yes");
+  key.add("python", python ? "yes" : "no");
   // Not in the key: where the outputs go (`outputDir`, `depfile`, `depfileTarget`), how the run
   // looks (`quiet`), and `emitOnly`, `keepTemps`, `noCache`, which never use the cache. The
-  // templates and the runtime library are keyed by their contents (`templateDir`,
-  // `runtimeLibrary`).
+  // templates, the runtime library and the Python binding are keyed by their contents
+  // (`templateDir`, `runtimeLibrary`, `pythonLibrary`, `pythonHelpersDir`).
 }
 
 } // namespace tlc

@@ -54,7 +54,7 @@ private:
 } // namespace
 
 BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
-                    const HostPlan& host) {
+                    const HostPlan& host, const PythonPlan* python) {
   PlanBuilder plan;
   size_t parse = plan.add(TaskKind::Parse,
                           "parse " + std::to_string(options.inputCount) + " file(s)", {}, true);
@@ -73,6 +73,9 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
   size_t check = plan.add(TaskKind::CheckImage, "check the device image", beforeCheck, false);
   plan[check].selfScheduled = true; // a parse for another arch, if needed, takes its own slots
   size_t render = plan.add(TaskKind::Render, "render the launcher", {check}, false);
+  std::optional<size_t> renderPython;
+  if (options.python)
+    renderPython = plan.add(TaskKind::RenderPython, "render the Python package", {render}, false);
   if (options.emitOnly)
     return plan.take();
 
@@ -81,7 +84,12 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
   if (host.assembleImage)
     objects.push_back(plan.tool(*host.assembleImage, {render}));
   size_t link = plan.tool(host.link, objects);
-  plan.add(TaskKind::Manifest, "write the manifest", {link, versions}, false);
+  std::vector<size_t> beforeManifest = {link, versions};
+  if (options.python && python) {
+    size_t compile = plan.tool(python->compileExtension, {*renderPython});
+    beforeManifest.push_back(plan.tool(python->linkExtension, {compile, link}));
+  }
+  plan.add(TaskKind::Manifest, "write the manifest", beforeManifest, false);
   return plan.take();
 }
 

@@ -7,10 +7,14 @@
 //   nvcc compiles ─> device links ─> fatbinary ─> check image ─> render ─> c++ launcher ─┐
 //                                                              render ─> embed image ───┴> link
 //   tool versions ────────────────────────────────────────────────────────────> manifest <┘
+//
+// With --python, after render: render the package ─> cc NAME_python.c ─┐
+//                                                             link ────┴> link the extension ─> manifest
 #pragma once
 
 #include "build/DeviceBuild.h"
 #include "build/HostBuild.h"
+#include "build/PythonBuild.h"
 #include "build/Steps.h"
 
 #include <optional>
@@ -26,6 +30,7 @@ enum class TaskKind {
   Render,        // NAME.h, NAME_launcher.cpp, NAME_image.S
   ToolVersions,  // nvcc's and the host compiler's versions, for the manifest
   Manifest,      // NAME.json
+  RenderPython,  // the package NAME/ (its Python files) and NAME_python.c
 };
 
 struct Task {
@@ -49,9 +54,11 @@ struct BuildPlan {
 struct BuildPlanOptions {
   size_t inputCount = 0;
   bool emitOnly = false; // sources only: no host compile, link or manifest
+  bool python = false;   // --python: the package too
 };
 
+// `python`: the extension's commands, with --python unless --emit-only (else null).
 BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
-                    const HostPlan& host);
+                    const HostPlan& host, const PythonPlan* python = nullptr);
 
 } // namespace tlc

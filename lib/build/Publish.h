@@ -21,7 +21,8 @@ public:
   const std::string& workDir() const { return Work; }       // temporaries, never published
   const std::string& root() const { return Root; }
 
-  // Moves each of `files` (names inside outputsDir()) into the output folder, replacing files
+  // Moves each of `files` (paths inside outputsDir(), subfolders created as needed) into the
+  // output folder, replacing files
   // of the same name unless their contents are equal (their timestamps then stay). If any move
   // fails, the ones already made are undone.
   llvm::Error publish(const std::vector<std::string>& files);

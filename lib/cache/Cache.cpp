@@ -106,6 +106,18 @@ llvm::Expected<std::string> uniqueFolder(const std::string& parent, llvm::String
   return path.str().str();
 }
 
+// An entry's file name is a relative path inside the entry (the Python package's files are in
+// subfolders), never absolute and never through "..".
+bool safeEntryName(llvm::StringRef name) {
+  if (name.empty() || name.starts_with("/"))
+    return false;
+  for (auto part = llvm::sys::path::begin(name), end = llvm::sys::path::end(name); part != end;
+       ++part)
+    if (*part == "..")
+      return false;
+  return true;
+}
+
 // Entries are pruned least recently used first, by the time of entry.json.
 void markUsed(const std::string& entryDir) {
   int fd = -1;
@@ -173,7 +185,8 @@ std::optional<CacheHit> BuildCache::find(const std::string& key) {
 bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
   for (const CachedFile& file : hit.files) {
     std::string target = dir + "/" + file.name;
-    if (file.name.empty() || llvm::StringRef(file.name).contains('/') ||
+    if (!safeEntryName(file.name) ||
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(target)) ||
         llvm::sys::fs::copy_file(hit.entryDir + "/" + file.name, target)) {
       discard(hit.entryDir);
       return false;
@@ -201,7 +214,9 @@ llvm::Error BuildCache::store(const std::string& key, const std::string& outputs
   nlohmann::json entry = {{"files", nlohmann::json::array()},
                           {"dependencies", nlohmann::json::array()}};
   for (const CachedFile& file : files) {
-    if (auto ec = llvm::sys::fs::copy_file(outputsDir + "/" + file.name, *staging + "/" + file.name))
+    std::string stored = *staging + "/" + file.name;
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stored)); // the Python package
+    if (auto ec = llvm::sys::fs::copy_file(outputsDir + "/" + file.name, stored))
       return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
     entry["files"].push_back({{"name", file.name}, {"sha256", file.sha256}});
   }

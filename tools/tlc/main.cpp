@@ -130,6 +130,9 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
       ->allow_extra_args(false);
   command.add_flag("--no-cache", options.noCache,
                    "Do not use the build cache (also TLC_DISABLE_CACHE=1)");
+  command.add_flag("--python", options.python,
+                   "Also build the Python package NAME/ beside the library: one function per "
+                   "launcher, taking torch tensors, CUDA arrays and numbers (docs/python.md)");
 }
 
 int finish(llvm::Error error) { return static_cast<int>(tlc::reportErrors(std::move(error))); }
@@ -223,6 +226,8 @@ int main(int argc, char** argv) {
     if (build.templateDir.empty())
       build.templateDir = layout.templatesDir();
     build.runtimeLibrary = layout.runtimeLibrary();
+    build.pythonLibrary = layout.pythonLibrary();
+    build.pythonHelpersDir = layout.pythonHelpersDir();
     return finish(tlc::runBuild(build));
   }
 
