@@ -173,6 +173,11 @@ public:
       return parse();
     case TaskKind::Tool:
       return Runner.run(*task.step);
+    case TaskKind::ExtractPtx:
+      for (const PtxExtraction& extraction : Device.ptxExtractions)
+        if (llvm::Error error = extractPtx(extraction))
+          return error;
+      return llvm::Error::success();
     case TaskKind::CheckImage:
       return checkImage();
     case TaskKind::Render:

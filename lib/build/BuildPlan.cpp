@@ -61,9 +61,12 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
   plan[parse].selfScheduled = true;
 
   // The device image: compiles, then device links (relocatable code), then the fat binary.
-  std::vector<size_t> last = plan.tools(device.compiles, {});
+  std::vector<size_t> compiles = plan.tools(device.compiles, {});
+  std::vector<size_t> last = compiles;
   if (!device.links.empty())
-    last = plan.tools(device.links, last);
+    last = plan.tools(device.links, compiles);
+  if (!device.ptxExtractions.empty())
+    last.push_back(plan.add(TaskKind::ExtractPtx, "extract relocatable PTX", compiles, false));
   if (device.package)
     last = {plan.tool(*device.package, last)};
 

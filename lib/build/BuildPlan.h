@@ -4,7 +4,8 @@
 // (Executor.h) runs it, and the progress count is the plan's.
 //
 //   parse ──────────────────────────────┐
-//   nvcc compiles ─> device links ─> fatbinary ─> check image ─> render ─> c++ launcher ─┐
+//   nvcc compiles ─> device links, PTX extractions ─> fatbinary ─> check image ─> render ─┐
+//                                                                 render ─> c++ launcher ─┤
 //                                                              render ─> embed image ───┴> link
 //   tool versions ────────────────────────────────────────────────────────────> manifest <┘
 //
@@ -26,6 +27,7 @@ namespace tlc {
 enum class TaskKind {
   Parse,         // Clang reads every input: kernels, parameters, records
   Tool,          // an external command (Task::step)
+  ExtractPtx,    // relocatable PTX out of each input's object, for the fatbin
   CheckImage,    // the image's symbol tables against the parsed kernels; the image published
   Render,        // NAME.h, NAME_launcher.cpp, NAME_image.S
   ToolVersions,  // nvcc's and the host compiler's versions, for the manifest

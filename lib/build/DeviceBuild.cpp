@@ -2,6 +2,7 @@
 #include "build/DeviceBuild.h"
 
 #include "build/DeviceImage.h"
+#include "support/Files.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -58,6 +59,21 @@ bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,
   return inputs > 1 || wantsRelocatable(nvccFlags) || compilerLauncher;
 }
 
+llvm::Error extractPtx(const PtxExtraction& extraction) {
+  auto contents = readDeviceImageFile(extraction.object);
+  if (!contents)
+    return contents.takeError();
+  llvm::StringRef number = extraction.target.number();
+  unsigned arch = 0;
+  number.take_while(llvm::isDigit).getAsInteger(10, arch);
+  bool archSpecific = number.ends_with("a");
+  for (const ImageContents::Part& part : contents->parts)
+    if (part.entry.ptx && part.entry.arch == arch && part.entry.archSpecific == archSpecific)
+      return writeFile(extraction.ptx, part.text);
+  return internalError("nvcc left no " + extraction.target.code + " PTX in '" +
+                       extraction.object + "'");
+}
+
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets) {
   bool oneCubin = targets.size() == 1 && !targets.front().ptx();
   return name + (oneCubin ? ".cubin" : ".fatbin");
@@ -76,23 +92,22 @@ public:
                        relocatableCode(options.inputs.size(), options.nvccFlags, Cacheable);
   }
 
+  // Like `nvcc -arch=sm_90a`, one nvcc run per input compiles every target: the front end runs
+  // once per virtual arch, not once per target.
   DevicePlan plan() {
-    for (const GpuTarget& target : Options.targets)
-      Plan.targets.push_back(target.ptx() ? planPtx(target) : planSass(target));
-    if (Options.targets.size() == 1 && !Options.targets.front().ptx()) {
+    const std::vector<GpuTarget>& targets = Options.targets;
+    bool oneCubin = targets.size() == 1 && !targets.front().ptx();
+    if (!Plan.relocatable)
+      return oneCubin ? wholeProgramCubin() : wholeProgramFatbin();
+    std::vector<std::string> objects = compileRelocatable();
+    for (const GpuTarget& target : targets)
+      Plan.targets.push_back(target.ptx() ? relocatablePtx(target, objects)
+                                          : linked(target, objects));
+    if (oneCubin) {
       Plan.image = Plan.targets.front().files.front();
       return std::move(Plan);
     }
-    Plan.image = inWork(Options.name + ".fatbin");
-    // Uncompressed: the runtime reads relocatable PTX entries itself to link them.
-    Step package{"fatbinary (" + std::to_string(Options.targets.size()) + " targets)",
-                 {Toolkit.fatbinary, "--create=" + Plan.image, "-64", "--compress=false"},
-                 Plan.image};
-    for (const TargetImage& image : Plan.targets)
-      for (const std::string& file : image.files)
-        package.argv.push_back("--image3=kind=" + std::string(image.target.ptx() ? "ptx" : "elf") +
-                               ",sm=" + image.target.number() + ",file=" + file);
-    Plan.package = std::move(package);
+    package();
     return std::move(Plan);
   }
 
@@ -106,13 +121,38 @@ private:
     return argv;
   }
 
-  Step compile(const std::string& input, const GpuTarget& target,
+  // -gencode flags for `targets`, one per virtual arch: arch=compute_90a,code=[sm_90a,compute_90a].
+  static std::vector<std::string> gencodes(const std::vector<GpuTarget>& targets) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> byVirtual;
+    for (const GpuTarget& target : targets) {
+      auto it = std::find_if(byVirtual.begin(), byVirtual.end(),
+                             [&](const auto& entry) { return entry.first == target.virtualArch; });
+      if (it == byVirtual.end())
+        byVirtual.push_back({target.virtualArch, {target.code}});
+      else
+        it->second.push_back(target.code);
+    }
+    std::vector<std::string> flags;
+    for (const auto& [virtualArch, codes] : byVirtual)
+      flags.push_back("-gencode=arch=" + virtualArch + ",code=[" + llvm::join(codes, ",") + "]");
+    return flags;
+  }
+
+  static std::string codesOf(const std::vector<GpuTarget>& targets) {
+    std::vector<std::string> codes;
+    for (const GpuTarget& target : targets)
+      codes.push_back(target.code);
+    return llvm::join(codes, ", ");
+  }
+
+  Step compile(const std::string& input, const std::vector<GpuTarget>& targets,
                std::vector<std::string> mode, const std::string& output) {
-    Step step{"nvcc " + llvm::sys::path::filename(input).str() + " (" + target.code + ")",
+    Step step{"nvcc " + llvm::sys::path::filename(input).str() + " (" + codesOf(targets) + ")",
               nvcc(), output};
     step.compilesSources = true;
     step.argv.insert(step.argv.end(), mode.begin(), mode.end());
-    step.argv.push_back(target.gencode());
+    for (const std::string& flag : gencodes(targets))
+      step.argv.push_back(flag);
     step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
     if (auto it = Options.inputFlags.find(input); it != Options.inputFlags.end())
       step.argv.insert(step.argv.end(), it->second.begin(), it->second.end());
@@ -121,53 +161,79 @@ private:
     return step;
   }
 
-  // The index keeps a.cu and other/a.cu apart.
-  std::string objectName(size_t index, const GpuTarget& target, const char* suffix) const {
-    return inWork(std::to_string(index) + "-" +
-                  llvm::sys::path::stem(Options.inputs[index]).str() + "." + target.code +
-                  suffix);
+  DevicePlan wholeProgramCubin() {
+    const GpuTarget& target = Options.targets.front();
+    std::string cubin = inWork(Options.name + "." + target.code + ".cubin");
+    Plan.compiles.push_back(compile(Options.inputs[0], Options.targets, {"-cubin"}, cubin));
+    Plan.targets.push_back({target, {cubin}, {}});
+    Plan.image = cubin;
+    return std::move(Plan);
   }
 
-  TargetImage planSass(const GpuTarget& target) {
-    std::string cubin = inWork(Options.name + "." + target.code + ".cubin");
-    if (!Plan.relocatable) {
-      Plan.compiles.push_back(compile(Options.inputs[0], target, {"-cubin"}, cubin));
-      return {target, {cubin}};
-    }
-    Step link{"device link (" + target.code + ")", nvcc(), cubin};
-    link.argv.insert(link.argv.end(),
-                     {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info", target.gencode()});
+  // The image straight from nvcc, uncompressed: the runtime reads its entries, and so does tlc.
+  DevicePlan wholeProgramFatbin() {
+    Plan.image = inWork(Options.name + ".fatbin");
+    Plan.fatbin = true;
+    Plan.compiles.push_back(
+        compile(Options.inputs[0], Options.targets, {"-fatbin", "--no-compress"}, Plan.image));
+    for (const GpuTarget& target : Options.targets)
+      Plan.targets.push_back({target, {Plan.image}, {}});
+    return std::move(Plan);
+  }
+
+  // Each input compiled once for every target, as relocatable device code: a fatbin (`.fatbin`
+  // is the name nvcc's device linker recognises), or under a compiler launcher a host object.
+  // Uncompressed, so tlc can read each input's entries from it.
+  std::vector<std::string> compileRelocatable() {
     std::vector<std::string> objects;
     for (size_t i = 0; i < Options.inputs.size(); ++i) {
-      std::string object = objectName(i, target, Cacheable ? ".o" : ".rdc.cubin");
-      // A host object's fatbin uncompressed, so tlc can read the input's entries from it.
-      std::vector<std::string> mode =
-          Cacheable ? std::vector<std::string>{"-c", "-rdc=true", "--no-compress"}
-                    : std::vector<std::string>{"-cubin", "-rdc=true"};
-      Plan.compiles.push_back(compile(Options.inputs[i], target, mode, object));
-      link.argv.push_back(object);
+      // The index keeps a.cu and other/a.cu apart.
+      std::string object = inWork(std::to_string(i) + "-" +
+                                  llvm::sys::path::stem(Options.inputs[i]).str() +
+                                  (Cacheable ? ".o" : ".fatbin"));
+      std::vector<std::string> mode = {Cacheable ? "-c" : "-fatbin", "-rdc=true",
+                                       "--no-compress"};
+      Plan.compiles.push_back(compile(Options.inputs[i], Options.targets, mode, object));
       objects.push_back(object);
     }
+    return objects;
+  }
+
+  TargetImage linked(const GpuTarget& target, const std::vector<std::string>& objects) {
+    std::string cubin = inWork(Options.name + "." + target.code + ".cubin");
+    Step link{"device link (" + target.code + ")", nvcc(), cubin};
+    link.argv.insert(link.argv.end(), {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info",
+                                       target.gencode()});
+    link.argv.insert(link.argv.end(), objects.begin(), objects.end());
     link.argv.insert(link.argv.end(), {"-o", cubin});
     Plan.links.push_back(std::move(link));
     return {target, {cubin}, objects};
   }
 
-  TargetImage planPtx(const GpuTarget& target) {
-    TargetImage image{target, {}};
-    if (!Plan.relocatable) {
-      std::string ptx = inWork(Options.name + "." + target.code + ".ptx");
-      Plan.compiles.push_back(compile(Options.inputs[0], target, {"-ptx"}, ptx));
-      image.files.push_back(ptx);
-      return image;
-    }
-    for (size_t i = 0; i < Options.inputs.size(); ++i) {
-      std::string ptx = objectName(i, target, ".rdc.ptx");
-      Plan.compiles.push_back(compile(Options.inputs[i], target, {"-ptx", "-rdc=true"}, ptx));
+  // nvlink cannot link PTX: each input's relocatable PTX is taken out of its object as it is
+  // (PtxExtraction), and the runtime links them for the device (runtime/src/Link.cpp).
+  TargetImage relocatablePtx(const GpuTarget& target, const std::vector<std::string>& objects) {
+    TargetImage image{target, {}, objects};
+    for (size_t i = 0; i < objects.size(); ++i) {
+      std::string ptx = objects[i] + "." + target.code + ".ptx";
+      Plan.ptxExtractions.push_back({objects[i], target, ptx});
       image.files.push_back(ptx);
     }
-    image.perInput = image.files;
     return image;
+  }
+
+  void package() {
+    Plan.image = inWork(Options.name + ".fatbin");
+    Plan.fatbin = true;
+    // Uncompressed: the runtime reads relocatable PTX entries itself to link them.
+    Step package{"fatbinary (" + std::to_string(Options.targets.size()) + " targets)",
+                 {Toolkit.fatbinary, "--create=" + Plan.image, "-64", "--compress=false"},
+                 Plan.image};
+    for (const TargetImage& image : Plan.targets)
+      for (const std::string& file : image.files)
+        package.argv.push_back("--image3=kind=" + std::string(image.target.ptx() ? "ptx" : "elf") +
+                               ",sm=" + image.target.number() + ",file=" + file);
+    Plan.package = std::move(package);
   }
 
   const DeviceBuildOptions& Options;

@@ -165,16 +165,17 @@ llvm::Expected<ImageContents> readDeviceImageFile(llvm::StringRef path) {
     auto info = readCubin((*buffer)->getMemBufferRef());
     if (!info)
       return info.takeError();
-    contents.parts.push_back({FatbinEntry{false, info->sm, false, {}}, std::move(*info)});
+    contents.parts.push_back({FatbinEntry{false, info->sm, false, {}}, std::move(*info), {}});
     return contents;
   }
   auto entries = readFatbin(bytes);
   if (!entries)
     return entries.takeError();
   for (const FatbinEntry& entry : *entries) {
-    ImageContents::Part part{entry, {}};
+    ImageContents::Part part{entry, {}, {}};
     if (entry.ptx) {
-      part.info = readPtx(entry.payload.take_until([](char c) { return c == '\0'; }));
+      part.text = entry.payload.take_until([](char c) { return c == '\0'; }).str();
+      part.info = readPtx(part.text);
     } else {
       auto info = readCubin(llvm::MemoryBufferRef(entry.payload, path));
       if (!info)

@@ -50,6 +50,7 @@ struct ImageContents {
   struct Part {
     FatbinEntry entry;
     CubinInfo info;
+    std::string text; // a PTX entry's text
   };
   std::vector<Part> parts;
 };

@@ -59,7 +59,7 @@ readTargetEntries(const DevicePlan& plan, const std::set<std::string>& fromInput
   std::vector<std::set<std::string>> entries;
   for (const TargetImage& image : plan.targets) {
     // An image that is one cubin holds the one target (its ELF flags do not say 'a').
-    auto found = plan.fatbin() ? byKey.find(keyOf(image.target)) : byKey.begin();
+    auto found = plan.fatbin ? byKey.find(keyOf(image.target)) : byKey.begin();
     if (found == byKey.end())
       return internalError("the device image has no " + image.target.code + " entry");
     entries.push_back(found->second);

@@ -83,35 +83,60 @@ size_t toolNamed(const tlc::BuildPlan& plan, const std::string& description) {
 
 } // namespace
 
-TEST_CASE("one input compiles whole-program to a cubin per arch", "[plan]") {
+TEST_CASE("one input and one SASS target compile whole-program to a cubin", "[plan]") {
   tlc::DevicePlan device = tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}),
                                                 fakeToolkit());
   REQUIRE(device.compiles.size() == 1);
   CHECK(device.links.empty());
   CHECK_FALSE(device.package);
+  CHECK_FALSE(device.fatbin);
   const std::vector<std::string>& argv = device.compiles[0].argv;
   CHECK(argv.front() == "/cuda/bin/nvcc");
   CHECK(has(argv, "-cubin"));
   CHECK_FALSE(has(argv, "-rdc=true"));
-  CHECK(has(argv, "-gencode=arch=compute_90a,code=sm_90a"));
+  CHECK(has(argv, "-gencode=arch=compute_90a,code=[sm_90a]"));
   CHECK(has(argv, "-O3"));
   CHECK(argv.back() == "/stage/work/m.sm_90a.cubin");
   CHECK(device.image == "/stage/work/m.sm_90a.cubin");
+}
+
+TEST_CASE("one input and several targets compile in one nvcc run into the image", "[plan]") {
+  tlc::DevicePlan device = tlc::planDeviceBuild(
+      deviceOptions({"/src/a.cu"}, {"sm_80", "compute_80", "sm_90a"}), fakeToolkit());
+  REQUIRE(device.compiles.size() == 1); // the front end runs once per virtual arch, as in nvcc
+  CHECK_FALSE(device.package);
+  CHECK(device.fatbin);
+  const std::vector<std::string>& argv = device.compiles[0].argv;
+  CHECK(has(argv, "-fatbin"));
+  CHECK(has(argv, "--no-compress"));
+  CHECK(has(argv, "-gencode=arch=compute_80,code=[sm_80,compute_80]"));
+  CHECK(has(argv, "-gencode=arch=compute_90a,code=[sm_90a]"));
+  CHECK(device.compiles[0].description == "nvcc a.cu (sm_80, compute_80, sm_90a)");
+  CHECK(device.image == "/stage/work/m.fatbin");
+  CHECK(device.targets.size() == 3);
 }
 
 TEST_CASE("several inputs compile relocatable and are device-linked per arch", "[plan]") {
   tlc::DevicePlan device = tlc::planDeviceBuild(
       deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
   CHECK(device.relocatable);
-  CHECK(device.compiles.size() == 4);
+  CHECK(device.compiles.size() == 2); // one per input, for every target
   for (const tlc::Step& compile : device.compiles)
-    CHECK((has(compile.argv, "-cubin") && has(compile.argv, "-rdc=true")));
+    CHECK((has(compile.argv, "-fatbin") && has(compile.argv, "-rdc=true")));
   REQUIRE(device.links.size() == 2);
   CHECK(has(device.links[0].argv, "-dlink"));
   CHECK(has(device.links[0].argv, "-ignore-host-info"));
+  CHECK(has(device.links[0].argv, "/stage/work/0-a.fatbin"));
+  CHECK(device.ptxExtractions.empty()); // no PTX target
   REQUIRE(device.package);
   CHECK(device.package->argv.front() == "/cuda/bin/fatbinary");
   CHECK(device.image == "/stage/work/m.fatbin");
+  // With a PTX target, each input's relocatable PTX is taken out of its fatbin for packing.
+  tlc::DevicePlan withPtx = tlc::planDeviceBuild(
+      deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_90a", "compute_90a"}), fakeToolkit());
+  REQUIRE(withPtx.ptxExtractions.size() == 2);
+  CHECK(withPtx.ptxExtractions[1].object == "/stage/work/1-b.fatbin");
+  CHECK(withPtx.ptxExtractions[1].target.code == "compute_90a");
 }
 
 TEST_CASE("under a compiler launcher inputs compile with nvcc -c", "[plan]") {
@@ -133,6 +158,7 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   size_t render = only(plan, tlc::TaskKind::Render);
   size_t manifest = only(plan, tlc::TaskKind::Manifest);
   size_t package = toolNamed(plan, "fatbinary (2 targets)");
+  size_t compileB = toolNamed(plan, "nvcc b.cu (sm_80, sm_90a)");
   size_t compileLauncher = toolNamed(plan, "c++ m_launcher.cpp");
   size_t embed = toolNamed(plan, "embed the device image");
   size_t link = toolNamed(plan, "link libm.so");
@@ -143,8 +169,7 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   for (size_t i = 0; i < plan.tasks.size(); ++i)
     if (plan.tasks[i].step && has(plan.tasks[i].step->argv, "-rdc=true"))
       CHECK(plan.tasks[i].after.empty());
-  CHECK(waitsFor(plan, toolNamed(plan, "device link (sm_80)"),
-                 toolNamed(plan, "nvcc b.cu (sm_80)")));
+  CHECK(waitsFor(plan, toolNamed(plan, "device link (sm_80)"), compileB));
   CHECK(waitsFor(plan, package, toolNamed(plan, "device link (sm_90a)")));
   CHECK(waitsFor(plan, check, parse));
   CHECK(waitsFor(plan, check, package));
@@ -156,8 +181,8 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   CHECK(waitsFor(plan, manifest, link));
   CHECK(waitsFor(plan, manifest, only(plan, tlc::TaskKind::ToolVersions)));
 
-  // Progress counts the parse and every tool: 4 compiles, 2 links, fatbinary, 3 host steps.
-  CHECK(plan.progressTotal() == 1 + 4 + 2 + 1 + 3);
+  // Progress counts the parse and every tool: 2 compiles, 2 links, fatbinary, 3 host steps.
+  CHECK(plan.progressTotal() == 1 + 2 + 2 + 1 + 3);
 }
 
 TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {
