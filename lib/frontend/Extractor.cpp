@@ -385,6 +385,18 @@ public:
   ExtractorConsumer(clang::Preprocessor& preprocessor, TranslationUnitFacts& facts)
       : Preprocessor(preprocessor), Facts(facts) {}
 
+  // Clang reads declarations: the bodies of the CUDA and C++ headers' ordinary functions (most of
+  // what a parse reads) are skipped. Templates keep theirs, since instantiating them may
+  // instantiate kernels; so do constexpr functions and deduced return types (Clang keeps those
+  // itself), and every function of the user's own files.
+  bool shouldSkipFunctionBody(clang::Decl* decl) override {
+    const auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
+    if (!function || function->isTemplated() || function->isTemplateInstantiation())
+      return false;
+    const clang::SourceManager& sources = Preprocessor.getSourceManager();
+    return sources.isInSystemHeader(sources.getExpansionLoc(function->getLocation()));
+  }
+
   void HandleTranslationUnit(clang::ASTContext& context) override {
     // Facts from a broken AST would only add noise to the real errors. Errors Clang made in
     // function bodies, which nvcc does not share, were not passed on (Frontend.cpp) and do not

@@ -58,6 +58,9 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
       // which a parse never does; and no count of errors stops the parse early.
       "-fgpu-defer-diag",
       "-ferror-limit=0",
+      // Lets the extractor skip the bodies of the headers' ordinary functions (Extractor.cpp).
+      "-Xclang",
+      "-skip-function-bodies",
       "-include",
       parseCompatHeaderPath(),
   };
