@@ -379,7 +379,16 @@ private:
       return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
     Paths.relativize(module);
     Parsed = std::move(*analyzed);
-    return llvm::Error::success();
+    if (Options.emitOnly)
+      return llvm::Error::success();
+    // The launcher as Clang names the kernels, so it compiles while nvcc runs: nvcc agrees for
+    // every kernel with external linkage. The final render corrects the rest (render()).
+    Module guess = Parsed->module;
+    if (llvm::Error error = selectEntries(guess, Options.entries)) {
+      llvm::consumeError(std::move(error)); // the check reports it, with the final symbols
+      guess = Parsed->module;
+    }
+    return renderSources(guess);
   }
 
   // Kernels some target holds that the parse did not see, being for another arch (code under
@@ -489,18 +498,36 @@ private:
     return writeFile(path, *text);
   }
 
-  // Task: NAME.h, NAME_launcher.cpp and NAME_image.S from the checked module.
-  llvm::Error render() {
-    nlohmann::json view = launcherView(Parsed->module, launcherFacts());
+  // NAME.h, NAME_launcher.cpp and NAME_image.S from `module`; remembers the launcher's text.
+  llvm::Error renderSources(const Module& module) {
+    nlohmann::json view = launcherView(module, launcherFacts());
     if (llvm::Error error =
             renderFile("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
       return error;
-    if (llvm::Error error =
-            renderFile("launcher.cpp", view, sourceDir() + "/" + Name + "_launcher.cpp"))
-      return error;
+    auto launcher = Tools.templates.render("launcher.cpp", view);
+    if (!launcher)
+      return launcher.takeError();
+    if (*launcher != RenderedLauncher) {
+      RenderedLauncher = std::move(*launcher);
+      if (llvm::Error error =
+              writeFile(sourceDir() + "/" + Name + "_launcher.cpp", RenderedLauncher))
+        return error;
+      LauncherCompiled = false;
+    }
     if (!Options.externalImage)
       return renderFile("image.S", view, sourceDir() + "/" + Name + "_image.S");
     return llvm::Error::success();
+  }
+
+  // Task: the sources from the checked module. The launcher compiled from the parse's guess is
+  // compiled again only if the image's symbols, targets or --entry changed it.
+  llvm::Error render() {
+    LauncherCompiled = !Options.emitOnly; // the compile task ran on the guess
+    if (llvm::Error error = renderSources(Parsed->module))
+      return error;
+    if (LauncherCompiled || Options.emitOnly)
+      return llvm::Error::success();
+    return Runner.run(Host.compileLauncher);
   }
 
   // Task: the package NAME/ (its Python files) in the outputs, NAME_python.c with the sources.
@@ -630,6 +657,8 @@ private:
   std::map<std::string, std::string> InputDigests; // by input path
   // What the tasks found, each written by one task and read by the tasks after it.
   std::optional<Analysis> Parsed;
+  std::string RenderedLauncher; // NAME_launcher.cpp as last written
+  bool LauncherCompiled = false; // ...and compiled since
   std::string NvccRelease, HostRelease;
   std::vector<CachedFile> Outputs;
 };

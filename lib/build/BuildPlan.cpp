@@ -70,23 +70,31 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
   if (device.package)
     last = {plan.tool(*device.package, last)};
 
-  // The launcher is rendered from the parse and the image's own symbol table.
+  // The image's own symbol table decides the launcher's symbols and targets.
   std::vector<size_t> beforeCheck = last;
   beforeCheck.push_back(parse);
   size_t check = plan.add(TaskKind::CheckImage, "check the device image", beforeCheck, false);
   plan[check].selfScheduled = true; // a parse for another arch, if needed, takes its own slots
-  size_t render = plan.add(TaskKind::Render, "render the launcher", {check}, false);
+  if (options.emitOnly) {
+    size_t render = plan.add(TaskKind::Render, "render the launcher", {check}, false);
+    if (options.python)
+      plan.add(TaskKind::RenderPython, "render the Python package", {render}, false);
+    return plan.take();
+  }
+
+  // The parse renders the launcher from Clang's symbols, so it compiles while nvcc runs; the
+  // final render, once the image is checked, compiles it again only if that changed it (static
+  // kernels, kernels of some targets only, --entry).
+  size_t versions = plan.add(TaskKind::ToolVersions, "tool versions", {}, false);
+  size_t compileLauncher = plan.tool(host.compileLauncher, {parse});
+  size_t render = plan.add(TaskKind::Render, "render the launcher", {check, compileLauncher}, false);
+  std::vector<size_t> objects = {render};
+  if (host.assembleImage)
+    objects.push_back(plan.tool(*host.assembleImage, {check})); // the image, the parse's .S
+  size_t link = plan.tool(host.link, objects);
   std::optional<size_t> renderPython;
   if (options.python)
     renderPython = plan.add(TaskKind::RenderPython, "render the Python package", {render}, false);
-  if (options.emitOnly)
-    return plan.take();
-
-  size_t versions = plan.add(TaskKind::ToolVersions, "tool versions", {}, false);
-  std::vector<size_t> objects = {plan.tool(host.compileLauncher, {render})};
-  if (host.assembleImage)
-    objects.push_back(plan.tool(*host.assembleImage, {render}));
-  size_t link = plan.tool(host.link, objects);
   std::vector<size_t> beforeManifest = {link, versions};
   if (options.python && python) {
     size_t compile = plan.tool(python->compileExtension, {*renderPython});

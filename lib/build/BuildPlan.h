@@ -3,11 +3,10 @@
 // device and host plans alone, so it is known, and testable, before anything runs; the executor
 // (Executor.h) runs it, and the progress count is the plan's.
 //
-//   parse ──────────────────────────────┐
-//   nvcc compiles ─> device links, PTX extractions ─> fatbinary ─> check image ─> render ─┐
-//                                                                 render ─> c++ launcher ─┤
-//                                                              render ─> embed image ───┴> link
-//   tool versions ────────────────────────────────────────────────────────────> manifest <┘
+//   parse (renders the launcher from Clang's symbols) ─> c++ launcher ─────────────┐
+//   nvcc compiles ─> device links, PTX extractions ─> fatbinary ─> check image ─> render ─> link
+//                                                                   check image ─> embed ─┘
+//   tool versions ───────────────────────────────────────────────────────────> manifest <┘
 //
 // With --python, after render: render the package ─> cc NAME_python.c ─┐
 //                                                             link ────┴> link the extension ─> manifest
@@ -29,7 +28,8 @@ enum class TaskKind {
   Tool,          // an external command (Task::step)
   ExtractPtx,    // relocatable PTX out of each input's object, for the fatbin
   CheckImage,    // the image's symbol tables against the parsed kernels; the image published
-  Render,        // NAME.h, NAME_launcher.cpp, NAME_image.S
+  Render,        // NAME.h, NAME_launcher.cpp, NAME_image.S from the checked module; the launcher
+                 // compiled again if the parse's first rendering of it differs
   ToolVersions,  // nvcc's and the host compiler's versions, for the manifest
   Manifest,      // NAME.json
   RenderPython,  // the package NAME/ (its Python files) and NAME_python.c
