@@ -228,17 +228,15 @@ private:
     return writeDepfile(Options.depfile, target, dependencies);
   }
 
-  // Every file the build read: inputs, the headers Clang and nvcc opened, the templates, the
-  // runtime's header and library.
+  // Every file the build read: inputs, the headers the parse opened (the device side, for each
+  // arch it parsed: what nvcc compiles into the image), the templates, the runtime's header and
+  // library.
   std::vector<std::string> dependenciesOf() const {
     std::set<std::string> files;
     for (const std::string& file : Options.sources.inputs)
       files.insert(absolutePath(file));
     for (const std::string& file : Parsed->filesRead)
       files.insert(absolutePath(file));
-    for (const std::string& depfile : Device.dependencyFiles)
-      for (const std::string& file : readDependencyFile(depfile))
-        files.insert(absolutePath(file));
     for (const std::string& file : Tools.templates.files())
       files.insert(absolutePath(file));
     files.insert(absolutePath(Tools.launcherTypesPath));

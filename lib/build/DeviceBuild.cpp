@@ -156,8 +156,9 @@ private:
     step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
     if (auto it = Options.inputFlags.find(input); it != Options.inputFlags.end())
       step.argv.insert(step.argv.end(), it->second.begin(), it->second.end());
-    step.argv.insert(step.argv.end(), {"-MD", "-MF", output + ".d", input, "-o", output});
-    Plan.dependencyFiles.push_back(output + ".d");
+    // No -MD: nvcc would preprocess the input once more, as host code, for headers the image
+    // does not depend on; the parse lists the headers of the device side (Build.cpp).
+    step.argv.insert(step.argv.end(), {input, "-o", output});
     return step;
   }
 
@@ -247,37 +248,6 @@ private:
 
 DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit) {
   return DevicePlanner(options, toolkit).plan();
-}
-
-std::vector<std::string> readDependencyFile(const std::string& path) {
-  std::vector<std::string> files;
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return files;
-  llvm::StringRef text = (*buffer)->getBuffer().split(':').second; // after "target :"
-  std::string current;
-  auto flush = [&] {
-    if (!current.empty())
-      files.push_back(current);
-    current.clear();
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    char next = i + 1 < text.size() ? text[i + 1] : '\0';
-    if (c == '\\' && (next == '\n' || next == '\r')) {
-      flush(); // a line continuation
-      ++i;
-    } else if (c == '\\' && next == ' ') {
-      current += ' '; // an escaped space inside a path
-      ++i;
-    } else if (llvm::isSpace(c)) {
-      flush();
-    } else {
-      current += c;
-    }
-  }
-  flush();
-  return files;
 }
 
 } // namespace tlc

@@ -67,7 +67,6 @@ struct DevicePlan {
   std::optional<Step> package;   // fatbinary, after the links (several entries)
   std::vector<TargetImage> targets; // in target order
   std::string image;             // the final image: a cubin, or the fatbin
-  std::vector<std::string> dependencyFiles; // nvcc's -MF outputs: headers each compile read
   bool relocatable = false;
   bool fatbin = false; // the image is a fatbin (else one cubin)
 };
@@ -82,9 +81,6 @@ llvm::Error extractPtx(const PtxExtraction& extraction);
 
 // NAME.cubin for an image of one SASS target, NAME.fatbin otherwise.
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets);
-
-// The prerequisites listed in a Make-style dependency file (as nvcc -MD writes them).
-std::vector<std::string> readDependencyFile(const std::string& path);
 
 DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit);
 
