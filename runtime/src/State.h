@@ -36,7 +36,6 @@ struct DeviceState {
   size_t maxL2Window = 0;      // CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE
   char name[96] = {};
   std::atomic<CUcontext> primary{nullptr};
-  std::atomic<size_t> persistingL2{0}; // the primary context's persisting L2 limit, once raised
   std::mutex mutex;                    // kernel attributes and limits on this device
   KernelSlot* kernels = nullptr;       // [kernelCount]
 };
