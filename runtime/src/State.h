@@ -41,6 +41,12 @@ struct DeviceState {
 };
 
 struct ModuleState {
+#ifdef TLC_RUNTIME_TEST_OTHER_LAYOUT
+  // The isolation tests' second runtime, standing for another tlc version's, lays its state out
+  // differently (test/runtime/IsolationTests.cpp): were any runtime symbol shared between two
+  // libraries, one copy would read the other's state wrongly.
+  char otherLayout[40] = {};
+#endif
   std::mutex mutex; // loading the image, setting devices up, unloading
   std::atomic<int> inFlight{0};
   std::atomic<bool> closing{false};
