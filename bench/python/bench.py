@@ -70,7 +70,8 @@ class Bench:
         self.options = options
         self.variants = {}  # name -> burst(count) -> seconds
         self.skipped = {}  # name -> why
-        sys.path.insert(0, options.bundle)
+        # tlc build --python -o DIR puts the package in DIR/<name>/, beside the library.
+        sys.path.insert(0, os.path.join(options.bundle, "pylaunch"))
         import pylaunch
 
         self.pylaunch = pylaunch

@@ -313,7 +313,7 @@ tlc_status describeLaunch(const Module& module, int kernel, const tlc_config* co
 }
 
 tlc_status checkKernelTarget(const Module& module, int kernel, const DeviceState& device) {
-  if (!device.builtImage || device.target < 0 || (module.kernels[kernel].targets >> device.target & 1u))
+  if (holdsKernel(module, device, kernel))
     return TLC_SUCCESS;
   return failNoBinary(module, device, kernel);
 }

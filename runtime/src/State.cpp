@@ -79,6 +79,11 @@ tlc_status statusFor(CUresult result, tlc_status otherwise) {
   }
 }
 
+bool holdsKernel(const Module& module, const DeviceState& device, int kernel) {
+  return !device.builtImage || device.target < 0 ||
+         (module.kernels[kernel].targets >> device.target & 1u);
+}
+
 tlc_status failNoBinary(const Module& module, const DeviceState& device, int kernel) {
   char holds[512];
   describeTargets(module.targets, module.targetCount, holds, sizeof holds);
@@ -236,6 +241,12 @@ tlc_status loadImage(const Module& module, ModuleState& state, const DeviceState
   int missing = -1; // the kernel whose lookup failed, if one did
   for (int kernel = 0; result == CUDA_SUCCESS && kernel < module.kernelCount; ++kernel) {
     result = d.libraryGetKernel(&state.kernels[kernel], library, module.kernels[kernel].symbol);
+    // A kernel compiled only for other targets (code under #if __CUDA_ARCH__) is not in the
+    // code the driver chose for this device: its launches fail with its own message instead.
+    if (result == CUDA_ERROR_NOT_FOUND && !holdsKernel(module, device, kernel)) {
+      state.kernels[kernel] = nullptr;
+      result = CUDA_SUCCESS;
+    }
     if (result != CUDA_SUCCESS) {
       missing = kernel;
       d.libraryUnload(library);
@@ -347,8 +358,7 @@ tlc_status checkRelocatable(const Module& module, const ModuleState& state,
 // The first kernel this device's target holds, to make the driver load the image there.
 int firstKernelFor(const Module& module, const ModuleState& state, const DeviceState& device) {
   for (int kernel = 0; kernel < module.kernelCount; ++kernel)
-    if (!builtImage(state) || device.target < 0 ||
-        (module.kernels[kernel].targets >> device.target & 1u))
+    if (!builtImage(state) || holdsKernel(module, device, kernel))
       return kernel;
   return -1;
 }

@@ -112,6 +112,9 @@ tlc_status failKernel(const Module& module, tlc_status status, int kernel, int d
 tlc_status statusFor(CUresult result, tlc_status otherwise);
 // TLC_ERROR_NO_BINARY for a device the image (or one kernel of it) cannot serve: what the
 // image holds, what the device is, and how to rebuild.
+// Whether the image target `device` runs holds `kernel` (true where that is not known: an image
+// the caller supplied, or a device no target serves).
+bool holdsKernel(const Module& module, const DeviceState& device, int kernel);
 tlc_status failNoBinary(const Module& module, const DeviceState& device, int kernel);
 
 } // namespace tlc::runtime

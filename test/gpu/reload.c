@@ -3,7 +3,7 @@
  * between loading at the first launch and loading ahead with tlc_reload_load(0). The caller holds
  * its own reference to the primary context, so its memory outlives every unload.
  *
- * usage: reload PATH-TO-reload.cubin */
+ * usage: reload PATH-TO-reload.fatbin */
 #include "reload.h"
 
 #include "gpu_test.h"
@@ -68,7 +68,7 @@ static void checkImagePathRules(const char* imageFile, Buffers* b, uint64_t* ran
              tlc_reload_status_string(status), tlc_reload_last_error());
   CHECK_TLC(reload, tlc_reload_unload());
 
-  CHECK_TLC(reload, tlc_reload_set_image_path("/nonexistent/reload.cubin"));
+  CHECK_TLC(reload, tlc_reload_set_image_path("/nonexistent/reload.fatbin"));
   status = tlc_reload_load(0);
   gpu_expect(status == TLC_ERROR_IMAGE, "a missing image file fails the load (%s: %s)",
              tlc_reload_status_string(status), tlc_reload_last_error());
@@ -80,7 +80,7 @@ static void checkImagePathRules(const char* imageFile, Buffers* b, uint64_t* ran
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: %s PATH-TO-reload.cubin\n", argv[0]);
+    fprintf(stderr, "usage: %s PATH-TO-reload.fatbin\n", argv[0]);
     return 2;
   }
   uint64_t random = gpu_seed();

@@ -140,3 +140,27 @@ TEST_CASE("PTX the JIT rejects returns its message, such as an unresolved functi
              Catch::EndsWith("JIT log: ptxas fatal   : Unresolved extern function '_Z5twicei'"));
   CHECK(countCalls("cuLinkCreate") == 0);
 }
+
+TEST_CASE("a kernel only other targets hold does not stop the image from loading, and its "
+          "launch says so") {
+  useDevices("9.0");
+  std::vector<KernelInfo> kernels = jitKernels();
+  KernelInfo elsewhere = kernel("_Z13before_hopperPi", "before_hopper");
+  elsewhere.targets = 1u << 1; // compute_80 only: its code is under #if __CUDA_ARCH__ < 900
+  kernels.push_back(elsewhere);
+  TestModule jit("jit", "jit_sm_90a_ptx.fatbin", {kSm90a, kCompute80}, kernels);
+  REQUIRE(launchOn(jit.get(), 0, kJitFill) == TLC_SUCCESS);
+  CHECK(launchOn(jit.get(), 0, 2) == TLC_ERROR_NO_BINARY);
+  CHECK_THAT(lastError(), Catch::Contains("kernel _Z13before_hopperPi has no code for device 0") &&
+                              Catch::Contains("only for other targets"));
+  CHECK(loggedCalls("cuLaunchKernel").size() == 1);
+}
+
+TEST_CASE("a kernel missing from the image although its targets say it is there fails the load") {
+  useDevices("9.0");
+  std::vector<KernelInfo> kernels = jitKernels();
+  kernels.push_back(kernel("_Z13before_hopperPi", "before_hopper"));
+  TestModule jit("jit", "jit_sm_90a_ptx.fatbin", {kSm90a, kCompute80}, kernels);
+  CHECK(launchOn(jit.get(), 0, kJitFill) == TLC_ERROR_IMAGE);
+  CHECK_THAT(lastError(), Catch::Contains("kernel _Z13before_hopperPi is not in the device image"));
+}
