@@ -1,4 +1,5 @@
-// Remote storage URLs: ccache's forms and attributes, parsed by libcurl's URL parser.
+// Remote storage URLs: ccache's forms and attributes. Parsed here rather than by libcurl's URL
+// parser: libcurl is loaded only for HTTP storage (HttpStorage.cpp), never for every build.
 #include "cache/RemoteStorage.h"
 
 #include "support/Error.h"
@@ -6,7 +7,9 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <curl/curl.h>
+#include "llvm/ADT/STLExtras.h"
+
+#include <optional>
 
 namespace tlc {
 
@@ -35,34 +38,26 @@ std::string maskRemotePassword(llvm::StringRef url) {
 
 namespace {
 
-// One URL parsed by libcurl (it knows no redis scheme, but parses its URLs all the same).
-class ParsedUrl {
-public:
-  ParsedUrl() : Handle(curl_url()) {}
-  ~ParsedUrl() { curl_url_cleanup(Handle); }
-  ParsedUrl(const ParsedUrl&) = delete;
-  ParsedUrl& operator=(const ParsedUrl&) = delete;
-
-  bool parse(const std::string& url) {
-    return Handle && curl_url_set(Handle, CURLUPART_URL, url.c_str(),
-                                  CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK;
-  }
-  // A part, percent-decoded where that applies; nullopt when the URL has none.
-  std::optional<std::string> part(CURLUPart which, bool decode = false) const {
-    char* value = nullptr;
-    if (curl_url_get(Handle, which, &value, decode ? CURLU_URLDECODE : 0) != CURLUE_OK || !value)
-      return std::nullopt;
-    std::string text = value;
-    curl_free(value);
-    return text;
-  }
-
-private:
-  CURLU* Handle;
-};
-
 llvm::Error urlError(llvm::StringRef display, const llvm::Twine& reason) {
   return usageError("remote storage URL '" + display + "': " + reason);
+}
+
+// %XX escapes decoded (a password may hold '@', ':' or '/' only escaped); nullopt when one is
+// malformed.
+std::optional<std::string> percentDecoded(llvm::StringRef text) {
+  std::string decoded;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      decoded += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size() || !llvm::isHexDigit(text[i + 1]) || !llvm::isHexDigit(text[i + 2]))
+      return std::nullopt;
+    decoded += static_cast<char>(llvm::hexDigitValue(text[i + 1]) * 16 +
+                                 llvm::hexDigitValue(text[i + 2]));
+    i += 2;
+  }
+  return decoded;
 }
 
 llvm::Error applyAttribute(RemoteUrl& url, llvm::StringRef attribute) {
@@ -87,30 +82,44 @@ llvm::Error applyAttribute(RemoteUrl& url, llvm::StringRef attribute) {
                                    "read-only)");
 }
 
-llvm::Error parseRedis(RemoteUrl& url, const ParsedUrl& parsed) {
-  url.scheme = RemoteUrl::Scheme::Redis;
-  url.user = parsed.part(CURLUPART_USER, true).value_or("");
-  url.password = parsed.part(CURLUPART_PASSWORD, true).value_or("");
-  if (url.password.empty() && !url.user.empty())
-    std::swap(url.user, url.password); // redis://PASSWORD@HOST
-  url.port = 6379;
-  if (auto port = parsed.part(CURLUPART_PORT))
-    url.port = std::stoi(*port); // libcurl accepts only digits here
-  std::string pathText = parsed.part(CURLUPART_PATH).value_or("/");
-  llvm::StringRef path = llvm::StringRef(pathText).drop_front();
-  if (!path.empty() && path.getAsInteger(10, url.database))
-    return urlError(url.display, "'/" + path + "' is not a database number");
-  if (parsed.part(CURLUPART_QUERY))
-    return urlError(url.display, "a redis URL takes no query");
+// USER:PASSWORD, each percent-decoded.
+llvm::Error parseUserInfo(RemoteUrl& url, llvm::StringRef userInfo) {
+  auto [user, password] = userInfo.split(':');
+  auto decodedUser = percentDecoded(user), decodedPassword = percentDecoded(password);
+  if (!decodedUser || !decodedPassword)
+    return urlError(url.display, "a malformed %-escape in its credentials");
+  url.user = *decodedUser;
+  url.password = *decodedPassword;
   return llvm::Error::success();
 }
 
-llvm::Error parseHttp(RemoteUrl& url, const ParsedUrl& parsed, llvm::StringRef address) {
-  url.scheme = RemoteUrl::Scheme::Http;
-  if (parsed.part(CURLUPART_QUERY) || parsed.part(CURLUPART_FRAGMENT))
-    return urlError(url.display, "an http URL takes no query or fragment (keys are appended to "
-                                 "its path)");
-  url.baseUrl = address.rtrim('/').str();
+// HOST[:PORT] or [IPV6][:PORT].
+llvm::Error parseHostPort(RemoteUrl& url, llvm::StringRef hostPort) {
+  llvm::StringRef port;
+  if (hostPort.starts_with("[")) {
+    size_t close = hostPort.find(']');
+    if (close == llvm::StringRef::npos)
+      return urlError(url.display, "an IPv6 address without its ']'");
+    url.host = hostPort.slice(1, close).str();
+    llvm::StringRef rest = hostPort.drop_front(close + 1);
+    if (!rest.empty() && !rest.consume_front(":"))
+      return urlError(url.display, "'" + rest + "' after the host");
+    port = rest;
+  } else {
+    auto [host, rest] = hostPort.split(':');
+    url.host = host.str();
+    port = rest;
+  }
+  if (url.host.empty())
+    return urlError(url.display, "no host");
+  bool validHost = llvm::all_of(url.host, [](char c) {
+    return llvm::isAlnum(c) || c == '-' || c == '.' || c == '_' || c == ':' || c == '%';
+  });
+  if (!validHost)
+    return urlError(url.display, "'" + url.host + "' is not a host name or address");
+  if (hostPort.ends_with(":") || (!port.empty() && (port.getAsInteger(10, url.port) ||
+                                                    url.port <= 0 || url.port > 65535)))
+    return urlError(url.display, "'" + port + "' is not a port");
   return llvm::Error::success();
 }
 
@@ -126,22 +135,38 @@ llvm::Expected<RemoteUrl> parseRemoteUrl(llvm::StringRef text) {
     if (llvm::Error error = applyAttribute(url, attribute))
       return error;
 
-  ParsedUrl parsed;
-  if (!parsed.parse(address.str()))
+  // scheme://[userinfo@]host[:port][/path]: no spaces or control characters anywhere.
+  size_t schemeEnd = address.find("://");
+  bool printable = llvm::all_of(address, [](char c) { return c > 0x20 && c < 0x7f; });
+  if (schemeEnd == llvm::StringRef::npos || schemeEnd == 0 || !printable)
     return urlError(url.display, "not a URL (expected redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] "
                                  "or http://HOST[:PORT]/PATH)");
-  std::string scheme = llvm::StringRef(parsed.part(CURLUPART_SCHEME).value_or("")).lower();
-  url.host = parsed.part(CURLUPART_HOST).value_or("");
-  if (url.host.size() > 2 && url.host.front() == '[') // an IPv6 address
-    url.host = url.host.substr(1, url.host.size() - 2);
-  if (url.host.empty())
-    return urlError(url.display, "no host");
+  std::string scheme = address.take_front(schemeEnd).lower();
+  llvm::StringRef rest = address.drop_front(schemeEnd + 3);
+  size_t authorityEnd = std::min(rest.find_first_of("/?#"), rest.size());
+  llvm::StringRef authority = rest.take_front(authorityEnd), path = rest.drop_front(authorityEnd);
+  if (path.contains('?') || path.contains('#'))
+    return urlError(url.display, "a remote storage URL takes no query or fragment");
+  size_t at = authority.rfind('@');
+  if (at != llvm::StringRef::npos)
+    if (llvm::Error error = parseUserInfo(url, authority.take_front(at)))
+      return error;
+  if (llvm::Error error =
+          parseHostPort(url, at == llvm::StringRef::npos ? authority : authority.drop_front(at + 1)))
+    return error;
+
   if (scheme == "redis") {
-    if (llvm::Error error = parseRedis(url, parsed))
-      return error;
+    url.scheme = RemoteUrl::Scheme::Redis;
+    if (url.password.empty() && !url.user.empty())
+      std::swap(url.user, url.password); // redis://PASSWORD@HOST
+    if (url.port == 0)
+      url.port = 6379;
+    llvm::StringRef database = path.drop_front(path.empty() ? 0 : 1);
+    if (!database.empty() && database.getAsInteger(10, url.database))
+      return urlError(url.display, "'" + path + "' is not a database number");
   } else if (scheme == "http" || scheme == "https") {
-    if (llvm::Error error = parseHttp(url, parsed, address))
-      return error;
+    url.scheme = RemoteUrl::Scheme::Http;
+    url.baseUrl = address.rtrim('/').str(); // libcurl sends USER:PASSWORD as basic authentication
   } else {
     return urlError(url.display, "unknown scheme '" + scheme + "' (tlc speaks redis:// and http://)");
   }

@@ -94,7 +94,12 @@ TEST_CASE("remote URLs: malformed ones are usage errors naming the URL, password
              Contains("unknown attribute 'shards=a,b'"));
   CHECK_THAT(refusal("redis://pw@host|shards=a,b").message, Contains("redis://********@host"));
   CHECK_THAT(refusal("http://host/c?x=1").message, Contains("takes no query"));
-  CHECK_THAT(refusal("redis://").message, Contains("redis://"));
+  CHECK_THAT(refusal("redis://").message, Contains("'redis://': no host"));
+  CHECK_THAT(refusal("redis://host:63x9").message, Contains("'63x9' is not a port"));
+  CHECK_THAT(refusal("redis://host:99999").message, Contains("is not a port"));
+  CHECK_THAT(refusal("redis://a%zzb@host").message, Contains("malformed %-escape"));
+  CHECK_THAT(refusal("http://bad host/").message, Contains("not a URL"));
+  CHECK_THAT(refusal("http://ho$t/").message, Contains("'ho$t' is not a host name"));
 }
 
 TEST_CASE("a packed entry unpacks to the same files, each checked", "[remote]") {
