@@ -17,7 +17,9 @@ namespace {
 
 constexpr llvm::StringLiteral Magic = "tlc-entry 1\n";
 
-llvm::Error badEntry(const llvm::Twine& reason) { return inputError("bad entry: " + reason); }
+llvm::Error badEntry(const llvm::Twine& reason) {
+  return inputError("bad entry: " + reason);
+}
 
 // Whether `object` has a member `key` of this kind (a const json's operator[] must not miss).
 bool hasString(const nlohmann::json& object, const char* key) {
@@ -112,8 +114,7 @@ llvm::Expected<EntryDescription> unpackEntry(llvm::StringRef blob, const std::st
   if (!contents.empty())
     return badEntry("it holds more bytes than its files");
   for (const nlohmann::json& dependency : header["dependencies"]) {
-    if (!dependency.is_object() || !hasString(dependency, "path") ||
-        !hasString(dependency, "hash"))
+    if (!dependency.is_object() || !hasString(dependency, "path") || !hasString(dependency, "hash"))
       return badEntry("a dependency's description is malformed");
     entry.dependencies.push_back({dependency.at("path"), dependency.at("hash")});
   }

@@ -153,8 +153,7 @@ private:
     C->easySetopt(Handle, CURLOPT_URL, Address.c_str());
     C->easySetopt(Handle, CURLOPT_PROTOCOLS_STR, "http,https");
     C->easySetopt(Handle, CURLOPT_NOSIGNAL, 1L); // timeouts without SIGALRM
-    C->easySetopt(Handle, CURLOPT_CONNECTTIMEOUT_MS,
-                  static_cast<long>(Url.connectTimeout.count()));
+    C->easySetopt(Handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(Url.connectTimeout.count()));
     C->easySetopt(Handle, CURLOPT_TIMEOUT_MS,
                   static_cast<long>((Url.connectTimeout + Url.operationTimeout).count()));
     C->easySetopt(Handle, CURLOPT_HTTPHEADER, Headers);
@@ -166,8 +165,8 @@ private:
   llvm::Expected<long> perform(const char* method) {
     CURLcode code = C->easyPerform(Handle);
     if (code != CURLE_OK)
-      return inputError(std::string(method) + " failed: " +
-                        (ErrorText[0] ? ErrorText : C->easyStrerror(code)));
+      return inputError(std::string(method) +
+                        " failed: " + (ErrorText[0] ? ErrorText : C->easyStrerror(code)));
     long status = 0;
     C->easyGetinfo(Handle, CURLINFO_RESPONSE_CODE, &status);
     return status;

@@ -6,7 +6,9 @@
 #include <hiredis/hiredis.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <pthread.h>
 #include <sys/time.h>
 
 namespace tlc {
@@ -18,6 +20,34 @@ timeval toTimeval(std::chrono::milliseconds duration) {
   value.tv_usec = static_cast<suseconds_t>((duration.count() % 1000) * 1000);
   return value;
 }
+
+// hiredis writes with write(2): to a server that died, that raises SIGPIPE, which would end
+// tlc. The signal is blocked in this thread around each command and one it raised discarded;
+// ignoring it process-wide instead would pass SIG_IGN on to nvcc and every tool tlc runs.
+class BlockSigpipe {
+public:
+  BlockSigpipe() {
+    sigemptyset(&Pipe);
+    sigaddset(&Pipe, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    AlreadyPending = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &Pipe, &Previous);
+  }
+  ~BlockSigpipe() {
+    sigset_t pending;
+    sigpending(&pending);
+    if (!AlreadyPending && sigismember(&pending, SIGPIPE)) {
+      timespec now = {0, 0};
+      sigtimedwait(&Pipe, nullptr, &now);
+    }
+    pthread_sigmask(SIG_SETMASK, &Previous, nullptr);
+  }
+
+private:
+  sigset_t Pipe, Previous;
+  bool AlreadyPending;
+};
 
 struct ReplyDeleter {
   void operator()(redisReply* reply) const { freeReplyObject(reply); }
@@ -80,6 +110,7 @@ private:
         return error;
     if (Context->err)
       return inputError(std::string("connection lost: ") + Context->errstr);
+    BlockSigpipe guard;
     std::vector<const char*> argv;
     std::vector<size_t> lengths;
     for (const std::string& argument : arguments) {

@@ -21,7 +21,9 @@ namespace {
 // back and forth), and the index is read whole on every lookup.
 constexpr size_t MaxIndexEntries = 16;
 
-std::string indexKey(const std::string& key) { return "tlc/v1/" + key + "/index"; }
+std::string indexKey(const std::string& key) {
+  return "tlc/v1/" + key + "/index";
+}
 std::string entryKey(const std::string& key, const std::string& name) {
   return "tlc/v1/" + key + "/" + name;
 }
@@ -42,8 +44,7 @@ std::optional<std::pair<std::string, EntryDescription>> readIndexEntry(const nlo
     return std::nullopt;
   EntryDescription entry;
   for (const nlohmann::json& dependency : item.at("dependencies")) {
-    if (!dependency.is_object() || !hasString(dependency, "path") ||
-        !hasString(dependency, "hash"))
+    if (!dependency.is_object() || !hasString(dependency, "path") || !hasString(dependency, "hash"))
       return std::nullopt;
     entry.dependencies.push_back({dependency.at("path"), dependency.at("hash")});
   }
@@ -135,8 +136,8 @@ bool RemoteCache::fetch(const std::string& key, BuildCache& local) {
       return false;
     llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(staging); });
     auto entry = unpackEntry(**blob, staging.str().str());
-    if (entry && (!sameFiles(entry->files, expected.files) ||
-                  entry->dependencies != expected.dependencies))
+    if (entry &&
+        (!sameFiles(entry->files, expected.files) || entry->dependencies != expected.dependencies))
       entry = inputError("bad entry: it does not match its index");
     if (!entry) {
       fail(entryKey(key, name) + ": " + llvm::toString(entry.takeError()) +

@@ -53,8 +53,8 @@ std::optional<std::string> percentDecoded(llvm::StringRef text) {
     }
     if (i + 2 >= text.size() || !llvm::isHexDigit(text[i + 1]) || !llvm::isHexDigit(text[i + 2]))
       return std::nullopt;
-    decoded += static_cast<char>(llvm::hexDigitValue(text[i + 1]) * 16 +
-                                 llvm::hexDigitValue(text[i + 2]));
+    decoded +=
+        static_cast<char>(llvm::hexDigitValue(text[i + 1]) * 16 + llvm::hexDigitValue(text[i + 2]));
     i += 2;
   }
   return decoded;
@@ -71,8 +71,8 @@ llvm::Error applyAttribute(RemoteUrl& url, llvm::StringRef attribute) {
   if (name == "connect-timeout" || name == "operation-timeout") {
     unsigned milliseconds = 0;
     if (value.getAsInteger(10, milliseconds) || milliseconds == 0)
-      return urlError(url.display, "'" + name + "' takes a number of milliseconds, not '" +
-                                       value + "'");
+      return urlError(url.display,
+                      "'" + name + "' takes a number of milliseconds, not '" + value + "'");
     (name == "connect-timeout" ? url.connectTimeout : url.operationTimeout) =
         std::chrono::milliseconds(milliseconds);
     return llvm::Error::success();
@@ -117,8 +117,8 @@ llvm::Error parseHostPort(RemoteUrl& url, llvm::StringRef hostPort) {
   });
   if (!validHost)
     return urlError(url.display, "'" + url.host + "' is not a host name or address");
-  if (hostPort.ends_with(":") || (!port.empty() && (port.getAsInteger(10, url.port) ||
-                                                    url.port <= 0 || url.port > 65535)))
+  if (hostPort.ends_with(":") ||
+      (!port.empty() && (port.getAsInteger(10, url.port) || url.port <= 0 || url.port > 65535)))
     return urlError(url.display, "'" + port + "' is not a port");
   return llvm::Error::success();
 }
@@ -151,8 +151,8 @@ llvm::Expected<RemoteUrl> parseRemoteUrl(llvm::StringRef text) {
   if (at != llvm::StringRef::npos)
     if (llvm::Error error = parseUserInfo(url, authority.take_front(at)))
       return error;
-  if (llvm::Error error =
-          parseHostPort(url, at == llvm::StringRef::npos ? authority : authority.drop_front(at + 1)))
+  if (llvm::Error error = parseHostPort(
+          url, at == llvm::StringRef::npos ? authority : authority.drop_front(at + 1)))
     return error;
 
   if (scheme == "redis") {
@@ -168,7 +168,8 @@ llvm::Expected<RemoteUrl> parseRemoteUrl(llvm::StringRef text) {
     url.scheme = RemoteUrl::Scheme::Http;
     url.baseUrl = address.rtrim('/').str(); // libcurl sends USER:PASSWORD as basic authentication
   } else {
-    return urlError(url.display, "unknown scheme '" + scheme + "' (tlc speaks redis:// and http://)");
+    return urlError(url.display,
+                    "unknown scheme '" + scheme + "' (tlc speaks redis:// and http://)");
   }
   return url;
 }

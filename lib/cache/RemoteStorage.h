@@ -23,12 +23,12 @@ struct RemoteUrl {
   enum class Scheme { Redis, Http };
   Scheme scheme = Scheme::Redis;
   std::string host;
-  int port = 0;          // 0: the scheme's default
-  std::string user;      // redis: the ACL user name (Redis 6); http: basic authentication
+  int port = 0;     // 0: the scheme's default
+  std::string user; // redis: the ACL user name (Redis 6); http: basic authentication
   std::string password;
-  int database = 0;      // redis only
-  std::string baseUrl;   // http only: the URL keys are appended to, credentials included
-  std::string display;   // the URL as given, password masked: for every message
+  int database = 0;    // redis only
+  std::string baseUrl; // http only: the URL keys are appended to, credentials included
+  std::string display; // the URL as given, password masked: for every message
   std::chrono::milliseconds connectTimeout{1000};
   std::chrono::milliseconds operationTimeout{5000};
   bool readOnly = false;

@@ -6,6 +6,8 @@
 #include "Servers.h"
 #include "TestSupport.h"
 
+#include "cache/RemoteStorage.h"
+
 #include <catch2/catch.hpp>
 
 #include "llvm/Support/FileSystem.h"
@@ -56,8 +58,7 @@ void checkSameOutputs(const std::string& a, const std::string& b) {
 
 // Machine 1 builds and stores; machine 2, with an empty local cache, gets the build from the
 // remote without running a tool, then finds it in its own cache even with the remote gone.
-void checkSharedBetweenMachines(const std::string& dir, const std::string& remote,
-                                Server& server) {
+void checkSharedBetweenMachines(const std::string& dir, const std::string& remote, Server& server) {
   ToolRun first = buildVadd(dir + "/cache1", remote, dir + "/out1");
   INFO(first.err);
   REQUIRE(first.exitCode == 0);
@@ -109,7 +110,8 @@ TEST_CASE("two machines share builds through an HTTP server (nginx with WebDAV P
   checkSharedBetweenMachines(dir, url, http);
 }
 
-TEST_CASE("a damaged remote entry is not used but rebuilt and replaced with one warning", "[remote]") {
+TEST_CASE("a damaged remote entry is not used but rebuilt and replaced with one warning",
+          "[remote]") {
   std::string dir = scratchDir("remote-damaged");
   HttpServer http(dir);
   REQUIRE(buildVadd(dir + "/cache1", http.url(), dir + "/out1").exitCode == 0);
@@ -185,8 +187,8 @@ TEST_CASE("a redis-server killed in the middle of a build costs one warning", "[
   // nvcc runs under a launcher that says it started and waits for a go: the lookup (a miss,
   // over a live connection) is over by then, and the store is still to come.
   std::string started = dir + "/started", go = dir + "/go";
-  std::string gate = "touch '" + started + "'; while [ ! -e '" + go +
-                     "' ]; do sleep 0.05; done; exec \"$@\"";
+  std::string gate =
+      "touch '" + started + "'; while [ ! -e '" + go + "' ]; do sleep 0.05; done; exec \"$@\"";
   ToolRun run;
   std::thread builder([&] {
     run = runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out1", "--launcher", "sh",
@@ -208,8 +210,9 @@ TEST_CASE("the option remote-storage wins over TLC_REMOTE_STORAGE and the empty 
           "[remote]") {
   std::string dir = scratchDir("remote-options");
   std::string down = "redis://127.0.0.1:" + std::to_string(freePort());
-  ToolRun off = runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out", "--remote-storage", ""},
-                       {"TLC_CACHE_DIR=" + dir + "/cache", "TLC_REMOTE_STORAGE=" + down});
+  ToolRun off =
+      runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out", "--remote-storage", ""},
+             {"TLC_CACHE_DIR=" + dir + "/cache", "TLC_REMOTE_STORAGE=" + down});
   INFO(off.err);
   CHECK(off.exitCode == 0);
   CHECK_THAT(off.err, !Contains("warning:"));
@@ -221,13 +224,36 @@ TEST_CASE("the option remote-storage wins over TLC_REMOTE_STORAGE and the empty 
   CHECK_THAT(bad.err, Contains("tlc: error: remote storage URL 'ftp://me:********@host': "
                                "unknown scheme 'ftp'"));
   CHECK_THAT(bad.err, !Contains("secret"));
-  ToolRun badEnvironment = runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out"},
-                                  {"TLC_CACHE_DIR=" + dir + "/cache2",
-                                   "TLC_REMOTE_STORAGE=redis://host/db"});
+  ToolRun badEnvironment =
+      runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out"},
+             {"TLC_CACHE_DIR=" + dir + "/cache2", "TLC_REMOTE_STORAGE=redis://host/db"});
   CHECK(badEnvironment.exitCode == 2);
   CHECK_THAT(badEnvironment.err, Contains("'/db' is not a database number"));
 
   ToolRun stats = runTlc({"cache", "stats"}, {"TLC_REMOTE_STORAGE=redis://:pw@team-cache:6379"});
   CHECK_THAT(stats.out, Contains("remote:  redis://:********@team-cache:6379"));
   CHECK_THAT(runTlc({"cache", "stats"}).out, Contains("remote:  none"));
+}
+
+TEST_CASE("a client whose server died gets an error, not SIGPIPE", "[remote]") {
+  // A value far larger than a socket's buffer takes several writes: the first reaches the dead
+  // server's closed socket, the next would raise SIGPIPE and end the process.
+  std::string big(32 << 20, 'x');
+  std::string dir = scratchDir("remote-sigpipe");
+  RedisServer redis(dir);
+  HttpServer http(dir);
+  for (Server* server : {static_cast<Server*>(&redis), static_cast<Server*>(&http)}) {
+    std::string url = server == &redis ? redis.url() : http.url();
+    INFO(url);
+    auto storage = RemoteStorage::create(url);
+    REQUIRE_EXPECTED(storage);
+    auto missing = (*storage)->get("tlc-test/none"); // connected now
+    REQUIRE_EXPECTED(missing);
+    CHECK(!*missing);
+    server->kill();
+    llvm::Error error = (*storage)->put("tlc-test/big", big);
+    bool failed = static_cast<bool>(error);
+    CHECK(failed);
+    llvm::consumeError(std::move(error));
+  }
 }

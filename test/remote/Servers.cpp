@@ -62,8 +62,7 @@ int freePort() {
 void Server::start(const std::vector<std::string>& argv, int port, const std::string& logFile) {
   std::vector<llvm::StringRef> args(argv.begin(), argv.end());
   std::optional<llvm::StringRef> redirects[] = {llvm::StringRef("/dev/null"),
-                                                llvm::StringRef(logFile),
-                                                llvm::StringRef(logFile)};
+                                                llvm::StringRef(logFile), llvm::StringRef(logFile)};
   std::string error;
   Process = llvm::sys::ExecuteNoWait(argv.front(), args, std::nullopt, redirects, 0, &error);
   REQUIRE(Process.Pid > 0);

@@ -57,7 +57,8 @@ TEST_CASE("remote URLs: redis in ccache's forms", "[remote]") {
   CHECK(passwordOnly.display == "redis://********@localhost");
   CHECK(parsed("redis://:hunter2@localhost/").password == "hunter2");
 
-  RemoteUrl attributes = parsed("redis://localhost|connect-timeout=250|operation-timeout=900|read-only");
+  RemoteUrl attributes =
+      parsed("redis://localhost|connect-timeout=250|operation-timeout=900|read-only");
   CHECK(attributes.connectTimeout.count() == 250);
   CHECK(attributes.operationTimeout.count() == 900);
   CHECK(attributes.readOnly);
@@ -106,7 +107,9 @@ TEST_CASE("a packed entry unpacks to the same files, each checked", "[remote]") 
   std::string dir = scratchDir("entry-pack");
   llvm::sys::fs::create_directories(dir + "/out/pkg");
   llvm::sys::fs::create_directories(dir + "/in");
-  std::string library("\x7f" "ELF\0\0binary\xff", 13);
+  std::string library("\x7f"
+                      "ELF\0\0binary\xff",
+                      13);
   REQUIRE(!writeFile(dir + "/out/libm.so", library));
   REQUIRE(!writeFile(dir + "/out/pkg/__init__.py", "pass\n"));
   REQUIRE(!writeFile(dir + "/in/k.cu", "__global__ void k() {}\n"));
