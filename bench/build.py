@@ -8,14 +8,20 @@
 2. A no-change rebuild (the cache restores the outputs and rewrites nothing) and its ratio to
    the cold build. Targets: <= 50 ms and <= 3 %.
 3. A 64-file module built with -j2 against one file's cold build x 64 / 2. Target: <= 1.1.
+4. Two machines sharing one Redis (a redis-server the bench starts on 127.0.0.1; skipped, saying
+   so, where there is none): machine 1 builds cold and stores, machine 2 (an empty local cache)
+   builds from the remote. Machine 2's build over a local hit's (target <= 1.5) and over the
+   cold build (target <= 0.1). `--shared-only` runs only this part.
 
 tlc's `--arch sm_90a` builds SASS and PTX (as `nvcc -arch=sm_90a` does) where the baseline
 builds SASS only: tlc does at least the baseline's work. Each measurement is the median of
-several runs, the two sides interleaved. usage: bench/build.py [--tlc PATH] [--runs N]
+several runs, the two sides interleaved.
+usage: bench/build.py [--tlc PATH] [--runs N] [--shared-only]
 """
 import argparse
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -95,15 +101,111 @@ def write_module(folder, files):
     return paths
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_redis(work):
+    """A redis-server on a free port of 127.0.0.1, nothing saved; None where there is none."""
+    program = shutil.which("redis-server") or shutil.which("redis-server", path="/usr/sbin:/usr/bin")
+    if not program:
+        return None, None
+    port = free_port()
+    server = subprocess.Popen(
+        [program, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
+         "--dir", work, "--daemonize", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return server, f"redis://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.05)
+    server.kill()
+    sys.exit("bench/build: redis-server did not start")
+
+
+def build_on(tlc, source, machine, out, url):
+    """`tlc build` on one simulated machine (its own local cache) sharing the remote `url`."""
+    args = [tlc, "build", source, "--arch", ARCH, "--name", "vadd", "-o",
+            os.path.join(machine, out)]
+    env = dict(os.environ, TLC_CACHE_DIR=os.path.join(machine, "cache"), TLC_REMOTE_STORAGE=url)
+    start = time.perf_counter()
+    result = run(args, env=env)
+    return time.perf_counter() - start, result.stderr
+
+
+def two_machines(tlc, work, source, runs):
+    """Machine 1 builds cold and stores to the shared Redis; machine 2, its local cache empty,
+    builds from the remote; then machine 2 again, now a local hit. Each repetition starts from
+    an empty Redis, empty local caches and empty output folders, so the three are measured side
+    by side."""
+    cold, remote, local = [], [], []
+    for i in range(runs):
+        server, url = start_redis(work)
+        if not server:
+            print("bench/build: no redis-server (Debian: redis-server), so no two-machine part")
+            return None
+        try:
+            first, second = (os.path.join(work, f"shared{i}", name) for name in ("m1", "m2"))
+            seconds, errors = build_on(tlc, source, first, "out", url)
+            if "cached" in errors or "warning" in errors:
+                sys.exit(f"bench/build: machine 1's build was not cold:\n{errors}")
+            cold.append(seconds)
+            seconds, errors = build_on(tlc, source, second, "out", url)
+            if "cached vadd (remote " not in errors or "warning" in errors:
+                sys.exit(f"bench/build: machine 2 did not build from the remote:\n{errors}")
+            remote.append(seconds)
+            seconds, errors = build_on(tlc, source, second, "out-again", url)
+            if "cached vadd (" not in errors or "(remote" in errors:
+                sys.exit(f"bench/build: machine 2's second build was not a local hit:\n{errors}")
+            local.append(seconds)
+        finally:
+            server.kill()
+            server.wait()
+    return statistics.median(cold), statistics.median(remote), statistics.median(local)
+
+
+def report_two_machines(shared):
+    if not shared:
+        return
+    cold_s, remote_s, local_s = shared
+    print(f"  machine 1: cold build, stored to Redis    {cold_s:8.3f}")
+    print(f"  machine 2: empty local cache, from Redis  {remote_s:8.3f}")
+    print(f"  machine 2 again: local hit                {local_s:8.3f}")
+    ratio = remote_s / local_s
+    print(f"  machine 2 / local hit                     {ratio:8.3f}  target <= 1.5: "
+          f"{verdict(ratio <= 1.5)}")
+    ratio = remote_s / cold_s
+    print(f"  machine 2 / cold build                    {ratio:8.3f}  target <= 0.1: "
+          f"{verdict(ratio <= 0.1)}")
+
+
+def verdict(ok):
+    return "met" if ok else "MISSED"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tlc", default=os.path.join(ROOT, "build", "bin", "tlc"))
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--shared-only", action="store_true",
+                        help="only the two machines sharing one Redis")
     options = parser.parse_args()
     tlc = options.tlc
     work = tempfile.mkdtemp(prefix="tlc-bench-build-")
-    env = dict(os.environ, TLC_CACHE_DIR=os.path.join(work, "cache"))
+    # The bench's builds name their remote themselves (part 4) or have none.
+    env = dict(os.environ, TLC_CACHE_DIR=os.path.join(work, "cache"), TLC_REMOTE_STORAGE="")
     source = os.path.join(ROOT, "samples", "vadd", "vadd.cu")
+    if options.shared_only:
+        print(f"bench/build: {os.cpu_count()} cores, median of {options.runs} runs each")
+        shared = two_machines(tlc, work, source, options.runs)
+        print("\n== bench/build, two machines sharing one Redis (seconds; ratios)")
+        report_two_machines(shared)
+        shutil.rmtree(work, ignore_errors=True)
+        return
     large = write_large(os.path.join(work, "large"), 120)
     out = os.path.join(work, "out")
     cold_args = [tlc, "build", source, "--arch", ARCH, "--name", "vadd", "-o", out, "-q",
@@ -138,8 +240,8 @@ def main():
         [tlc, "build", *files, "--arch", ARCH, "--name", "many", "-o",
          os.path.join(work, "many"), "-q", "--no-cache", "-j2"], env))
 
-    def verdict(ok):
-        return "met" if ok else "MISSED"
+    # 4. two machines sharing one Redis.
+    shared = two_machines(tlc, work, source, options.runs)
 
     print("\n== bench/build (seconds; ratios)")
     print(f"  cold tlc build (samples/vadd)             {cold_s:8.3f}")
@@ -163,6 +265,7 @@ def main():
     scale = many_s / (one_s * 64 / 2)
     print(f"  64 files -j2 / (one file x 64 / 2)        {scale:8.3f}  target <= 1.1: "
           f"{verdict(scale <= 1.1)}")
+    report_two_machines(shared)
     shutil.rmtree(work, ignore_errors=True)
 
 

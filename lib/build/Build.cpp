@@ -16,6 +16,7 @@
 #include "build/PythonBuild.h"
 #include "build/Toolchain.h"
 #include "cache/Cache.h"
+#include "cache/RemoteCache.h"
 #include "checks/Analysis.h"
 #include "checks/Entries.h"
 #include "checks/SourceDiagnostics.h"
@@ -81,10 +82,10 @@ struct BuildTools {
 class Builder : public TaskHandler {
 public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
-          BuildCache* cache)
+          BuildCache* cache, RemoteCache* remote)
       : Options(options), Name(Options.name), Tools(std::move(tools)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
-        Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
+        Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache), Remote(remote),
         Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()),
         Python(planPython()) {
     Runner.verbose = options.sources.verbose;
@@ -107,11 +108,16 @@ public:
       if (!computed)
         return computed.takeError();
       key = *computed;
-      if (std::optional<CacheHit> hit = Cache->find(key);
-          hit && Cache->restore(*hit, Work->outputsDir())) {
+      std::optional<CacheHit> hit = Cache->find(key);
+      bool fromRemote = false;
+      if (!hit && Remote && Remote->fetch(key, *Cache)) { // now in the local cache
+        hit = Cache->find(key);
+        fromRemote = true;
+      }
+      if (hit && Cache->restore(*hit, Work->outputsDir())) {
         Cache->count(true);
         Progress progress(1, Options.quiet);
-        progress.start("cached " + Name + " (" +
+        progress.start("cached " + Name + " (" + (fromRemote ? "remote " : "") +
                        llvm::sys::path::filename(hit->entryDir).str() + ")");
         return finish(fileNames(hit->files), Name + ".json", hit->dependencies);
       }
@@ -139,6 +145,8 @@ public:
       if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, dependencies))
         printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
                                                    summarize(std::move(error)).message);
+    if (Remote)
+      Remote->store(key, Work->outputsDir(), Outputs, dependencies);
     return finish(fileNames(Outputs), Name + ".json", dependencies);
   }
 
@@ -642,6 +650,7 @@ private:
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
+  RemoteCache* Remote; // the cache's second tier, when one is configured
   DevicePlan Device;
   const HostPlan Host;
   const std::optional<PythonPlan> Python; // with --python
@@ -741,6 +750,17 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit to
   return tools;
 }
 
+// --remote-storage, else TLC_REMOTE_STORAGE; none when that is empty.
+llvm::Expected<std::unique_ptr<RemoteCache>> remoteCacheFor(const BuildOptions& options) {
+  std::string url = options.remoteStorage ? *options.remoteStorage : remoteStorageFromEnvironment();
+  if (url.empty())
+    return nullptr;
+  auto storage = RemoteStorage::create(url);
+  if (!storage)
+    return storage.takeError();
+  return std::make_unique<RemoteCache>(std::move(*storage));
+}
+
 } // namespace
 
 llvm::Error runBuild(const BuildOptions& requested) {
@@ -761,7 +781,15 @@ llvm::Error runBuild(const BuildOptions& requested) {
   bool useCache = !options->noCache && cacheEnabledByEnvironment() && !options->emitOnly &&
                   !options->keepTemps;
   BuildCache cache(defaultCacheDir());
-  Builder builder(*options, std::move(*tools), std::move(*staging), useCache ? &cache : nullptr);
+  std::unique_ptr<RemoteCache> remote;
+  if (useCache) {
+    auto configured = remoteCacheFor(*options);
+    if (!configured)
+      return configured.takeError();
+    remote = std::move(*configured);
+  }
+  Builder builder(*options, std::move(*tools), std::move(*staging), useCache ? &cache : nullptr,
+                  remote.get());
   return builder.run();
 }
 

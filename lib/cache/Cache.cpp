@@ -135,6 +135,8 @@ llvm::sys::TimePoint<> lastUsed(const std::string& entryDir) {
 
 } // namespace
 
+std::string dependencyHash(const std::string& path) { return contentHash(path); }
+
 void BuildCache::discard(const std::string& entryDir) {
   // Renamed away first, so no reader can find a half-removed entry.
   auto trash = uniqueFolder(versionDir() + "/tmp", "trash");

@@ -86,6 +86,9 @@ private:
   std::string Dir;
 };
 
+// A dependency's content hash as entries record it (remote entries too: RemoteCache.h).
+std::string dependencyHash(const std::string& path);
+
 // "500M", "10G", "1024K", "4096" (bytes) -> bytes; InputError otherwise.
 llvm::Expected<uint64_t> parseSize(llvm::StringRef text);
 

@@ -1,5 +1,6 @@
 // `tlc cache stats|clear|prune`.
 #include "cache/Cache.h"
+#include "cache/RemoteCache.h"
 #include "commands/Commands.h"
 #include "support/Error.h"
 
@@ -25,7 +26,9 @@ static llvm::Error printStats(const BuildCache& cache, llvm::raw_ostream& out) {
   auto stats = cache.stats();
   if (!stats)
     return stats.takeError();
+  std::string remote = remoteStorageFromEnvironment();
   out << "cache:   " << cache.dir() << (cacheEnabledByEnvironment() ? "" : " (disabled)")
+      << "\nremote:  " << (remote.empty() ? "none" : maskRemotePassword(remote))
       << "\nentries: " << stats->entries << "\nsize:    " << humanBytes(stats->bytes)
       << "\nhits:    " << stats->hits << "\nmisses:  " << stats->misses << "\n";
   return llvm::Error::success();

@@ -11,6 +11,7 @@
 #include "frontend/CompileCommands.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct BuildOptions {
   std::string depfileTarget;          // --depfile-target; default: OUTDIR/NAME.json
   std::vector<std::string> launcher;  // --launcher: run nvcc under this (ccache, sccache)
   bool noCache = false;               // --no-cache (or TLC_DISABLE_CACHE=1)
+  // --remote-storage URL: the cache's remote tier (RemoteStorage.h); "" turns it off. Unset:
+  // TLC_REMOTE_STORAGE.
+  std::optional<std::string> remoteStorage;
   bool python = false;                // --python: also the package NAME/ (docs/python.md)
   std::string pythonLibrary;          // libtlc_python.a; default: the installed one
   std::string pythonHelpersDir;       // the helper submodule's files (share/tlc/python)

@@ -130,6 +130,10 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
       ->allow_extra_args(false);
   command.add_flag("--no-cache", options.noCache,
                    "Do not use the build cache (also TLC_DISABLE_CACHE=1)");
+  command.add_option("--remote-storage", options.remoteStorage,
+                     "The build cache's shared second tier, as ccache's remote_storage: "
+                     "redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] or http://HOST[:PORT]/PATH "
+                     "(docs/team-cache.md; default: TLC_REMOTE_STORAGE; \"\" turns it off)");
   command.add_flag("--python", options.python,
                    "Also build the Python package NAME/ beside the library: one function per "
                    "launcher, taking torch tensors, CUDA arrays and numbers (docs/python.md)");

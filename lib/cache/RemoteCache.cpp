@@ -1,0 +1,199 @@
+// The remote tier: index and entries on a remote store, fetched into the local cache verified.
+#include "cache/RemoteCache.h"
+
+#include "cache/EntryPack.h"
+#include "support/Error.h"
+#include "support/Terminal.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+
+namespace tlc {
+namespace {
+
+// An index keeps the newest entries of a key: a key sees few dependency lists (a header edited
+// back and forth), and the index is read whole on every lookup.
+constexpr size_t MaxIndexEntries = 16;
+
+std::string indexKey(const std::string& key) {
+  return "tlc/v1/" + key + "/index";
+}
+std::string entryKey(const std::string& key, const std::string& name) {
+  return "tlc/v1/" + key + "/" + name;
+}
+
+bool hasString(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string();
+}
+bool hasArray(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_array();
+}
+
+// One index entry, read; nullopt when it is malformed.
+std::optional<std::pair<std::string, EntryDescription>> readIndexEntry(const nlohmann::json& item) {
+  if (!item.is_object() || !hasString(item, "name") || !hasArray(item, "dependencies") ||
+      !hasArray(item, "files"))
+    return std::nullopt;
+  EntryDescription entry;
+  for (const nlohmann::json& dependency : item.at("dependencies")) {
+    if (!dependency.is_object() || !hasString(dependency, "path") || !hasString(dependency, "hash"))
+      return std::nullopt;
+    entry.dependencies.push_back({dependency.at("path"), dependency.at("hash")});
+  }
+  for (const nlohmann::json& file : item.at("files")) {
+    if (!file.is_object() || !hasString(file, "name") || !hasString(file, "sha256"))
+      return std::nullopt;
+    entry.files.push_back({file.at("name"), file.at("sha256")});
+  }
+  return std::make_pair(item.at("name").get<std::string>(), std::move(entry));
+}
+
+nlohmann::json indexEntry(const std::string& name, const EntryDescription& entry) {
+  nlohmann::json item = {{"name", name},
+                         {"dependencies", nlohmann::json::array()},
+                         {"files", nlohmann::json::array()}};
+  for (const EntryDependency& dependency : entry.dependencies)
+    item["dependencies"].push_back({{"path", dependency.path}, {"hash", dependency.hash}});
+  for (const CachedFile& file : entry.files)
+    item["files"].push_back({{"name", file.name}, {"sha256", file.sha256}});
+  return item;
+}
+
+bool sameFiles(const std::vector<CachedFile>& a, const std::vector<CachedFile>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const CachedFile& x, const CachedFile& y) {
+                      return x.name == y.name && x.sha256 == y.sha256;
+                    });
+}
+
+// Whether every dependency still hashes as recorded (each file hashed once per lookup).
+bool current(const EntryDescription& entry, llvm::StringMap<std::string>& hashes) {
+  for (const EntryDependency& dependency : entry.dependencies) {
+    auto [it, inserted] = hashes.try_emplace(dependency.path);
+    if (inserted)
+      it->second = dependencyHash(dependency.path);
+    if (it->second != dependency.hash)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::string remoteStorageFromEnvironment() {
+  const char* url = std::getenv("TLC_REMOTE_STORAGE");
+  return url ? url : "";
+}
+
+void RemoteCache::fail(const std::string& reason, bool unreachable) {
+  Unreachable = Unreachable || unreachable;
+  if (Warned)
+    return;
+  Warned = true;
+  printToolMessage(MessageKind::Warning,
+                   "remote storage " + Storage->url().display + ": " + reason);
+}
+
+bool RemoteCache::fetch(const std::string& key, BuildCache& local) {
+  if (Unreachable || Warned)
+    return false;
+  auto indexText = Storage->get(indexKey(key));
+  if (!indexText) {
+    fail(llvm::toString(indexText.takeError()), true);
+    return false;
+  }
+  if (!*indexText)
+    return false; // a miss
+  nlohmann::json index = nlohmann::json::parse(**indexText, nullptr, false);
+  if (!index.is_object() || !hasArray(index, "entries")) {
+    fail("the index " + indexKey(key) + " is malformed; building without it", false);
+    return false;
+  }
+  llvm::StringMap<std::string> hashes;
+  for (const nlohmann::json& item : index.at("entries")) {
+    auto listed = readIndexEntry(item);
+    if (!listed || !current(listed->second, hashes))
+      continue;
+    const auto& [name, expected] = *listed;
+    auto blob = Storage->get(entryKey(key, name));
+    if (!blob) {
+      fail(llvm::toString(blob.takeError()), true);
+      return false;
+    }
+    if (!*blob)
+      continue; // listed but gone (evicted, or its writer failed halfway)
+
+    llvm::SmallString<256> staging;
+    if (llvm::sys::fs::createUniqueDirectory("tlc-remote", staging))
+      return false;
+    llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(staging); });
+    auto entry = unpackEntry(**blob, staging.str().str());
+    if (entry &&
+        (!sameFiles(entry->files, expected.files) || entry->dependencies != expected.dependencies))
+      entry = inputError("bad entry: it does not match its index");
+    if (!entry) {
+      fail(entryKey(key, name) + ": " + llvm::toString(entry.takeError()) +
+               "; not used, building instead",
+           false);
+      return false;
+    }
+    std::vector<std::string> dependencies;
+    for (const EntryDependency& dependency : entry->dependencies)
+      dependencies.push_back(dependency.path);
+    if (llvm::Error error = local.store(key, staging.str().str(), entry->files, dependencies)) {
+      printToolMessage(MessageKind::Warning, "cannot store the remote entry in the cache: " +
+                                                 summarize(std::move(error)).message);
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+void RemoteCache::store(const std::string& key, const std::string& outputsDir,
+                        const std::vector<CachedFile>& files,
+                        const std::vector<std::string>& dependencies) {
+  if (Unreachable || Storage->url().readOnly)
+    return;
+  EntryDescription entry{files, hashDependencies(dependencies)};
+  std::string name = entryName(entry.dependencies);
+  auto blob = packEntry(entry, outputsDir);
+  if (!blob) {
+    fail("cannot pack the build: " + llvm::toString(blob.takeError()), true);
+    return;
+  }
+  // The entry first: an index never lists an entry that was not stored completely.
+  if (llvm::Error error = Storage->put(entryKey(key, name), *blob)) {
+    fail(llvm::toString(std::move(error)), true);
+    return;
+  }
+  auto indexText = Storage->get(indexKey(key));
+  if (!indexText) {
+    fail(llvm::toString(indexText.takeError()), true);
+    return;
+  }
+  nlohmann::json entries = nlohmann::json::array();
+  if (*indexText) { // kept: the other entries that still read well, this one's name replaced
+    nlohmann::json index = nlohmann::json::parse(**indexText, nullptr, false);
+    if (index.is_object() && hasArray(index, "entries"))
+      for (const nlohmann::json& item : index.at("entries"))
+        if (auto listed = readIndexEntry(item); listed && listed->first != name)
+          entries.push_back(item);
+  }
+  entries.push_back(indexEntry(name, entry));
+  if (entries.size() > MaxIndexEntries)
+    entries.erase(entries.begin(), entries.end() - MaxIndexEntries);
+  nlohmann::json index = {{"entries", std::move(entries)}};
+  if (llvm::Error error = Storage->put(indexKey(key), index.dump()))
+    fail(llvm::toString(std::move(error)), true);
+}
+
+} // namespace tlc

@@ -1,0 +1,259 @@
+// The build cache's remote tier against real servers (label `remote`): two "machines" (two
+// local cache folders) sharing one redis-server or one nginx, entries damaged on the server,
+// and servers that are down, hang or die in the middle of a build. Every build must succeed;
+// a remote that fails costs a miss and exactly one warning.
+#include "BuildSupport.h"
+#include "Servers.h"
+#include "TestSupport.h"
+
+#include "cache/RemoteStorage.h"
+
+#include <catch2/catch.hpp>
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+using namespace tlc;
+using namespace tlc::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const char* const Outputs[] = {"libvadd.so", "vadd.h", "vadd.json"};
+
+// `tlc build -v` of the vadd sample: -v prints every command tlc runs, so a build that ran no
+// tool prints no nvcc line.
+ToolRun buildVadd(const std::string& cache, const std::string& remote, const std::string& out) {
+  return runTlc({"build", sample("vadd/vadd.cu"), "-o", out, "-v"},
+                {"TLC_CACHE_DIR=" + cache, "TLC_REMOTE_STORAGE=" + remote});
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++count;
+  return count;
+}
+
+// Built, with exactly one warning, about this remote.
+void checkBuiltWithOneWarning(const ToolRun& run, const std::string& remote) {
+  INFO(run.err);
+  CHECK(run.exitCode == 0);
+  CHECK(occurrences(run.err, "warning:") == 1);
+  CHECK_THAT(run.err, Contains("tlc: warning: remote storage " + remote + ": "));
+  CHECK_THAT(run.err, !Contains("cached vadd"));
+}
+
+void checkSameOutputs(const std::string& a, const std::string& b) {
+  for (const char* file : Outputs) {
+    INFO(file);
+    CHECK(readText(a + "/" + file) == readText(b + "/" + file));
+  }
+  CHECK(runTlc({"verify", b}).exitCode == 0);
+}
+
+// Machine 1 builds and stores; machine 2, with an empty local cache, gets the build from the
+// remote without running a tool, then finds it in its own cache even with the remote gone.
+void checkSharedBetweenMachines(const std::string& dir, const std::string& remote, Server& server) {
+  ToolRun first = buildVadd(dir + "/cache1", remote, dir + "/out1");
+  INFO(first.err);
+  REQUIRE(first.exitCode == 0);
+  CHECK_THAT(first.err, Contains("nvcc"));
+  CHECK_THAT(first.err, !Contains("warning:"));
+
+  ToolRun second = buildVadd(dir + "/cache2", remote, dir + "/out2");
+  INFO(second.err);
+  REQUIRE(second.exitCode == 0);
+  CHECK_THAT(second.err, Contains("cached vadd (remote "));
+  CHECK_THAT(second.err, !Contains("nvcc"));
+  CHECK_THAT(second.err, !Contains("warning:"));
+  checkSameOutputs(dir + "/out1", dir + "/out2");
+
+  server.kill();
+  ToolRun local = buildVadd(dir + "/cache2", remote, dir + "/out3");
+  INFO(local.err);
+  REQUIRE(local.exitCode == 0);
+  CHECK_THAT(local.err, Contains("cached vadd ("));
+  CHECK_THAT(local.err, !Contains("(remote"));
+  CHECK_THAT(local.err, !Contains("warning:")); // a local hit never asks the remote
+  checkSameOutputs(dir + "/out1", dir + "/out3");
+}
+
+// The packed entries an HTTP server holds (every file but the indexes).
+std::vector<std::string> storedEntries(const std::string& root) {
+  std::vector<std::string> entries;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (it->type() == llvm::sys::fs::file_type::regular_file &&
+        llvm::sys::path::filename(it->path()) != "index")
+      entries.push_back(it->path());
+  return entries;
+}
+
+} // namespace
+
+TEST_CASE("two machines share builds through redis-server", "[remote]") {
+  std::string dir = scratchDir("remote-redis");
+  RedisServer redis(dir);
+  checkSharedBetweenMachines(dir, redis.url(), redis);
+}
+
+TEST_CASE("two machines share builds through an HTTP server (nginx with WebDAV PUT)", "[remote]") {
+  std::string dir = scratchDir("remote-http");
+  HttpServer http(dir);
+  std::string url = http.url();
+  checkSharedBetweenMachines(dir, url, http);
+}
+
+TEST_CASE("a damaged remote entry is not used but rebuilt and replaced with one warning",
+          "[remote]") {
+  std::string dir = scratchDir("remote-damaged");
+  HttpServer http(dir);
+  REQUIRE(buildVadd(dir + "/cache1", http.url(), dir + "/out1").exitCode == 0);
+  std::vector<std::string> entries = storedEntries(http.root());
+  REQUIRE(entries.size() == 1);
+  std::string packed = readText(entries[0]);
+  std::string good = packed;
+  size_t library = packed.find("ELF"); // inside libvadd.so's bytes
+  REQUIRE(library != std::string::npos);
+  packed[library + 100] ^= 0x20;
+  std::ofstream(entries[0], std::ios::binary | std::ios::trunc) << packed;
+
+  ToolRun damaged = buildVadd(dir + "/cache2", http.url(), dir + "/out2");
+  checkBuiltWithOneWarning(damaged, http.url());
+  CHECK_THAT(damaged.err, Contains("does not match its SHA-256; not used, building instead"));
+  CHECK_THAT(damaged.err, Contains("nvcc"));
+  checkSameOutputs(dir + "/out1", dir + "/out2");
+
+  // The rebuild put a good entry in the damaged one's place.
+  CHECK(readText(entries[0]) == good);
+  ToolRun healed = buildVadd(dir + "/cache3", http.url(), dir + "/out3");
+  INFO(healed.err);
+  CHECK(healed.exitCode == 0);
+  CHECK_THAT(healed.err, Contains("cached vadd (remote "));
+  CHECK_THAT(healed.err, !Contains("warning:"));
+}
+
+TEST_CASE("a remote that is down costs a miss and one warning", "[remote]") {
+  std::string dir = scratchDir("remote-down");
+  int closed = freePort();
+  std::string redis = "redis://127.0.0.1:" + std::to_string(closed);
+  ToolRun viaRedis = buildVadd(dir + "/cache1", redis, dir + "/out1");
+  checkBuiltWithOneWarning(viaRedis, redis);
+  CHECK_THAT(viaRedis.err, Contains("Connection refused"));
+
+  std::string http = "http://127.0.0.1:" + std::to_string(closed) + "/cache";
+  ToolRun viaHttp = buildVadd(dir + "/cache2", http, dir + "/out2");
+  checkBuiltWithOneWarning(viaHttp, http);
+  checkSameOutputs(dir + "/out1", dir + "/out2");
+}
+
+TEST_CASE("a redis-server that hangs is given up after the timeout and one that died at once",
+          "[remote]") {
+  std::string dir = scratchDir("remote-redis-hang");
+  RedisServer redis(dir);
+  std::string url = redis.url() + "|operation-timeout=1500";
+  std::string shown = redis.url(); // attributes are part of what the warning names
+  redis.hang();
+  ToolRun hung = buildVadd(dir + "/cache1", url, dir + "/out1");
+  checkBuiltWithOneWarning(hung, shown + "|operation-timeout=1500");
+  CHECK_THAT(hung.err, Contains("no reply within 1500 ms"));
+
+  redis.kill();
+  ToolRun dead = buildVadd(dir + "/cache2", url, dir + "/out2");
+  checkBuiltWithOneWarning(dead, shown + "|operation-timeout=1500");
+  checkSameOutputs(dir + "/out1", dir + "/out2");
+}
+
+TEST_CASE("an HTTP server that hangs is given up after the timeout", "[remote]") {
+  std::string dir = scratchDir("remote-http-hang");
+  HttpServer http(dir);
+  std::string url = http.url() + "|connect-timeout=500|operation-timeout=1000";
+  http.hang();
+  ToolRun hung = buildVadd(dir + "/cache1", url, dir + "/out1");
+  checkBuiltWithOneWarning(hung, url);
+  CHECK_THAT(hung.err, Contains("timed out"));
+  CHECK(runTlc({"verify", dir + "/out1"}).exitCode == 0);
+}
+
+TEST_CASE("a redis-server killed in the middle of a build costs one warning", "[remote]") {
+  std::string dir = scratchDir("remote-redis-killed");
+  RedisServer redis(dir);
+  // nvcc runs under a launcher that says it started and waits for a go: the lookup (a miss,
+  // over a live connection) is over by then, and the store is still to come.
+  std::string started = dir + "/started", go = dir + "/go";
+  std::string gate =
+      "touch '" + started + "'; while [ ! -e '" + go + "' ]; do sleep 0.05; done; exec \"$@\"";
+  ToolRun run;
+  std::thread builder([&] {
+    run = runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out1", "--launcher", "sh",
+                  "--launcher", "-c", "--launcher", gate, "--launcher", "sh"},
+                 {"TLC_CACHE_DIR=" + dir + "/cache1", "TLC_REMOTE_STORAGE=" + redis.url()});
+  });
+  for (int tries = 0; tries < 1200 && !llvm::sys::fs::exists(started); ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  redis.kill();
+  std::ofstream(go.c_str()) << "";
+  builder.join();
+  REQUIRE(llvm::sys::fs::exists(started));
+  checkBuiltWithOneWarning(run, redis.url());
+  CHECK_THAT(run.err, Contains("SET failed")); // the store found the server gone
+  CHECK(runTlc({"verify", dir + "/out1"}).exitCode == 0);
+}
+
+TEST_CASE("the option remote-storage wins over TLC_REMOTE_STORAGE and the empty URL turns it off",
+          "[remote]") {
+  std::string dir = scratchDir("remote-options");
+  std::string down = "redis://127.0.0.1:" + std::to_string(freePort());
+  ToolRun off =
+      runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out", "--remote-storage", ""},
+             {"TLC_CACHE_DIR=" + dir + "/cache", "TLC_REMOTE_STORAGE=" + down});
+  INFO(off.err);
+  CHECK(off.exitCode == 0);
+  CHECK_THAT(off.err, !Contains("warning:"));
+
+  ToolRun bad = runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out", "--remote-storage",
+                        "ftp://me:secret@host"},
+                       {"TLC_CACHE_DIR=" + dir + "/cache2", "TLC_REMOTE_STORAGE=" + down});
+  CHECK(bad.exitCode == 2);
+  CHECK_THAT(bad.err, Contains("tlc: error: remote storage URL 'ftp://me:********@host': "
+                               "unknown scheme 'ftp'"));
+  CHECK_THAT(bad.err, !Contains("secret"));
+  ToolRun badEnvironment =
+      runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out"},
+             {"TLC_CACHE_DIR=" + dir + "/cache2", "TLC_REMOTE_STORAGE=redis://host/db"});
+  CHECK(badEnvironment.exitCode == 2);
+  CHECK_THAT(badEnvironment.err, Contains("'/db' is not a database number"));
+
+  ToolRun stats = runTlc({"cache", "stats"}, {"TLC_REMOTE_STORAGE=redis://:pw@team-cache:6379"});
+  CHECK_THAT(stats.out, Contains("remote:  redis://:********@team-cache:6379"));
+  CHECK_THAT(runTlc({"cache", "stats"}).out, Contains("remote:  none"));
+}
+
+TEST_CASE("a client whose server died gets an error, not SIGPIPE", "[remote]") {
+  // A value far larger than a socket's buffer takes several writes: the first reaches the dead
+  // server's closed socket, the next would raise SIGPIPE and end the process.
+  std::string big(32 << 20, 'x');
+  std::string dir = scratchDir("remote-sigpipe");
+  RedisServer redis(dir);
+  HttpServer http(dir);
+  for (Server* server : {static_cast<Server*>(&redis), static_cast<Server*>(&http)}) {
+    std::string url = server == &redis ? redis.url() : http.url();
+    INFO(url);
+    auto storage = RemoteStorage::create(url);
+    REQUIRE_EXPECTED(storage);
+    auto missing = (*storage)->get("tlc-test/none"); // connected now
+    REQUIRE_EXPECTED(missing);
+    CHECK(!*missing);
+    server->kill();
+    llvm::Error error = (*storage)->put("tlc-test/big", big);
+    bool failed = static_cast<bool>(error);
+    CHECK(failed);
+    llvm::consumeError(std::move(error));
+  }
+}
