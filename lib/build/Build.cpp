@@ -30,6 +30,7 @@
 #include "support/Files.h"
 #include "support/Hashing.h"
 #include "support/Identifiers.h"
+#include "support/Jobserver.h"
 #include "support/Terminal.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -84,10 +85,12 @@ public:
           BuildCache* cache)
       : Options(options), Name(Options.name), Tools(std::move(tools)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
-        Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
+        Slots(effectiveJobs(options.sources.frontend.jobs), processJobserver()), Cache(cache),
         Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()),
         Python(planPython()) {
     Runner.verbose = options.sources.verbose;
+    if (options.sources.verbose)
+      noteJobLimit(effectiveJobs(options.sources.frontend.jobs));
     Runner.display = [this](const std::vector<std::string>& argv) {
       return Paths.commandLine(argv);
     };
@@ -193,6 +196,16 @@ public:
   }
 
 private:
+  // -v: how many jobs run at once, and whether make's jobserver bounds them too.
+  static void noteJobLimit(unsigned jobs) {
+    std::string note = "at most " + std::to_string(jobs) + " jobs at once";
+    if (processJobserver())
+      note += ", each beyond the first holding a token of make's jobserver";
+    else if (std::string problem = processJobserverProblem(); !problem.empty())
+      note += "; not joining make's jobserver: " + problem;
+    printToolMessage(MessageKind::Note, note);
+  }
+
   static std::vector<std::string> fileNames(const std::vector<CachedFile>& files) {
     std::vector<std::string> names;
     for (const CachedFile& file : files)

@@ -4,6 +4,7 @@
 #include "frontend/ParseCompat.h"
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Jobserver.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/DiagnosticDriver.h"
@@ -237,7 +238,13 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
 } // namespace
 
 unsigned effectiveJobs(unsigned requested) {
-  return requested ? requested : llvm::hardware_concurrency().compute_thread_count();
+  if (requested)
+    return requested;
+  // Under make, its -jN: tlc cannot usefully run more at once even with make's jobserver, and
+  // where make did not pass the jobserver on, it is the best bound known.
+  if (unsigned make = processMakeFlags().jobs)
+    return make;
+  return llvm::hardware_concurrency().compute_thread_count();
 }
 
 llvm::Expected<std::vector<TranslationUnitFacts>>
@@ -246,7 +253,7 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
   if (llvm::Error error = checkInputFiles(inputs))
     return error;
 
-  JobSlots ownSlots(effectiveJobs(options.jobs));
+  JobSlots ownSlots(effectiveJobs(options.jobs), processJobserver());
   JobSlots& pool = slots ? *slots : ownSlots;
   std::vector<UnitOutcome> outcomes(inputs.size());
   std::vector<std::function<void()>> tasks;
