@@ -571,12 +571,9 @@ private:
     return llvm::Error::success();
   }
 
-  // Task: the versions the manifest records.
+  // Task: the versions the manifest records (nvcc's was read when the toolkit was found).
   llvm::Error readToolVersions() {
-    auto release = nvccVersion(Tools.toolkit);
-    if (!release)
-      return release.takeError();
-    NvccRelease = *release;
+    NvccRelease = Tools.toolkit.release;
     HostRelease = hostCompilerVersion(Tools.compiler);
     return llvm::Error::success();
   }
@@ -598,8 +595,6 @@ private:
       if (*step)
         steps.push_back(&**step);
     steps.push_back(&Host.compileLauncher);
-    if (Host.assembleImage)
-      steps.push_back(&*Host.assembleImage);
     steps.push_back(&Host.link);
     if (Python) {
       steps.push_back(&Python->compileExtension);

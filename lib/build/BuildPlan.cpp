@@ -88,10 +88,7 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
   size_t versions = plan.add(TaskKind::ToolVersions, "tool versions", {}, false);
   size_t compileLauncher = plan.tool(host.compileLauncher, {parse});
   size_t render = plan.add(TaskKind::Render, "render the launcher", {check, compileLauncher}, false);
-  std::vector<size_t> objects = {render};
-  if (host.assembleImage)
-    objects.push_back(plan.tool(*host.assembleImage, {check})); // the image, the parse's .S
-  size_t link = plan.tool(host.link, objects);
+  size_t link = plan.tool(host.link, {render}); // after the check, so the image is final
   std::optional<size_t> renderPython;
   if (options.python)
     renderPython = plan.add(TaskKind::RenderPython, "render the Python package", {render}, false);

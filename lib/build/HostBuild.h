@@ -1,6 +1,6 @@
 // The host half of a build: compile the rendered launcher (the module's tables and its extern
-// "C" wrappers), assemble the embedded image, and link lib<name>.so from them and the runtime
-// archive, exporting only the module's API.
+// "C" wrappers), and link lib<name>.so from it, the embedded image and the runtime archive,
+// exporting only the module's API.
 #pragma once
 
 #include "build/Steps.h"
@@ -20,12 +20,11 @@ struct HostBuildOptions {
   std::string outputDir;      // NAME.h and the image, as they will be published
   std::string workDir;        // objects
   std::string library;        // the lib<name>.so to produce
-  bool embedImage = true;
+  bool embedImage = true;    // the link assembles NAME_image.S, which includes the image
 };
 
 struct HostPlan {
   Step compileLauncher;
-  std::optional<Step> assembleImage;
   Step link;
 };
 

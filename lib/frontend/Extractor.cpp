@@ -51,7 +51,7 @@ public:
     if (function->hasAttr<clang::CUDAGlobalAttr>()) {
       if (function->isDependentContext())
         rememberTemplate(*function);
-      else if (function->doesThisDeclarationHaveABody())
+      else if (function->doesThisDeclarationHaveABody() || lostItsBody(*function))
         extractKernel(*function);
       return true;
     }
@@ -89,6 +89,16 @@ public:
   }
 
 private:
+  // An instantiated kernel template whose body Clang refused (a `__shared__` object with a
+  // constructor, which nvcc only warns about): Clang drops that body and marks the declaration
+  // invalid, yet the declaration itself was instantiated, and nvcc, the compiler of record,
+  // emits the kernel.
+  static bool lostItsBody(const clang::FunctionDecl& function) {
+    const clang::FunctionDecl* pattern = function.getTemplateInstantiationPattern();
+    return function.isInvalidDecl() && !function.hasBody() && pattern &&
+           pattern->doesThisDeclarationHaveABody() && function.getPointOfInstantiation().isValid();
+  }
+
   void rememberTemplate(const clang::FunctionDecl& function) {
     const clang::FunctionTemplateDecl* pattern = function.getDescribedFunctionTemplate();
     if (!pattern || !function.doesThisDeclarationHaveABody())

@@ -69,6 +69,12 @@ TEST_CASE("function bodies only nvcc accepts do not stop the build", "[parity]")
   CHECK(names.count("global_timer"));
 }
 
+TEST_CASE("kernel templates whose bodies only nvcc accepts get launchers", "[parity]") {
+  // The instantiation from host code is the kernel nvcc emits, body or no body in Clang.
+  auto names = launchers(buildParity({"template_bodies.cu"}, "template_bodies"));
+  CHECK(names["shared_tally_3"] == "_Z12shared_tallyILi3EEvPi");
+}
+
 TEST_CASE("a device-side launch builds as relocatable device code", "[parity]") {
   nlohmann::json manifest = buildParity({"dynamic.cu"}, "dynamic");
   CHECK(launchers(manifest).count("parent"));

@@ -160,7 +160,6 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   size_t package = toolNamed(plan, "fatbinary (2 targets)");
   size_t compileB = toolNamed(plan, "nvcc b.cu (sm_80, sm_90a)");
   size_t compileLauncher = toolNamed(plan, "c++ m_launcher.cpp");
-  size_t embed = toolNamed(plan, "embed the device image");
   size_t link = toolNamed(plan, "link libm.so");
 
   // The parse and nvcc wait for nothing: they run side by side.
@@ -179,15 +178,14 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   CHECK(waitsFor(plan, compileLauncher, parse));
   CHECK_FALSE(waitsFor(plan, compileLauncher, package));
   CHECK(waitsFor(plan, render, compileLauncher));
-  CHECK(waitsFor(plan, embed, check));
   CHECK(waitsFor(plan, link, render));
   CHECK(waitsFor(plan, link, compileLauncher));
-  CHECK(waitsFor(plan, link, embed));
+  CHECK(waitsFor(plan, link, check)); // it assembles the .S that includes the image
   CHECK(waitsFor(plan, manifest, link));
   CHECK(waitsFor(plan, manifest, only(plan, tlc::TaskKind::ToolVersions)));
 
-  // Progress counts the parse and every tool: 2 compiles, 2 links, fatbinary, 3 host steps.
-  CHECK(plan.progressTotal() == 1 + 2 + 2 + 1 + 3);
+  // Progress counts the parse and every tool: 2 compiles, 2 links, fatbinary, 2 host steps.
+  CHECK(plan.progressTotal() == 1 + 2 + 2 + 1 + 2);
 }
 
 TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {
@@ -206,10 +204,12 @@ TEST_CASE("an external image plans no embedding", "[plan]") {
   tlc::DevicePlan device =
       tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}), fakeToolkit());
   tlc::HostPlan host = hostPlan(false);
-  CHECK_FALSE(host.assembleImage);
+  for (const std::string& arg : host.link.argv)
+    CHECK_FALSE(llvm::StringRef(arg).ends_with(".S"));
+  // Embedded, the link assembles the .S, which finds the image in the output folder.
+  CHECK(has(hostPlan(true).link.argv, "/stage/work/m_image.S"));
+  CHECK(has(hostPlan(true).link.argv, "-Wa,-I/stage/out"));
   tlc::BuildPlan plan = tlc::planBuild({1, false}, device, host);
-  for (const tlc::Task& task : plan.tasks)
-    CHECK(task.description != "embed the device image");
   CHECK(has(host.link.argv, "/tlc/lib/tlc/libtlc_runtime.a"));
   CHECK(has(host.link.argv, "-Wl,--exclude-libs,ALL"));
 }
