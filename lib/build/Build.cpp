@@ -691,7 +691,9 @@ llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
     for (const std::string& gencode : flags.gencodes)
       addOnce(options.gencodes, gencode);
   }
-  auto environment = targetEnvironment(toolkit);
+  // The probes keep to the build's job limit, as its tools will.
+  JobSlots probeSlots(effectiveJobs(options.sources.frontend.jobs), processJobserver());
+  auto environment = targetEnvironment(toolkit, &probeSlots);
   if (!environment)
     return environment.takeError();
   auto targets = resolveTargets(options.archs, options.gencodes, *environment);

@@ -1,6 +1,8 @@
 // make's jobserver: MAKEFLAGS, the pipe, and giving tokens back on interrupts.
 #include "support/Jobserver.h"
 
+#include "support/Interrupts.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Errc.h"
 
@@ -72,7 +74,6 @@ llvm::Error jobserverError(const llvm::Twine& message) {
 // twice grows it. So each move runs with the interrupt signals blocked in its thread, and the
 // handler (which then runs on another thread) waits for the moves under way to finish.
 
-const int InterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 std::atomic<Jobserver*> SignalOwner{nullptr};
 std::atomic<int> MovesUnderWay{0};
 std::atomic<bool> Ending{false};
@@ -80,10 +81,7 @@ std::atomic<bool> Ending{false};
 class TokenMove {
 public:
   TokenMove() {
-    sigset_t signals;
-    sigemptyset(&signals);
-    for (int signal : InterruptSignals)
-      sigaddset(&signals, signal);
+    sigset_t signals = interruptSignals();
     pthread_sigmask(SIG_BLOCK, &signals, &Saved);
     MovesUnderWay.fetch_add(1);
     if (Ending.load()) {
@@ -104,32 +102,13 @@ private:
   sigset_t Saved;
 };
 
-void giveBackAndEnd(int signal) {
+// The interrupt cleanup (support/Interrupts.h): every token held goes back to make.
+void giveBackOnInterrupt() {
   Ending.store(true);
   while (MovesUnderWay.load() != 0)
     sched_yield();
   if (Jobserver* server = SignalOwner.load())
     server->giveBackAll();
-  // End as the signal says, so that make reports it as it would without tlc's handler.
-  ::signal(signal, SIG_DFL);
-  ::raise(signal);
-}
-
-void installInterruptHandlers() {
-  for (int signal : InterruptSignals) {
-    struct sigaction current;
-    if (sigaction(signal, nullptr, &current) != 0)
-      continue;
-    // An ignored signal stays ignored (nohup, a background job), and a handler of someone else's
-    // is left alone.
-    if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL)
-      continue;
-    struct sigaction action;
-    std::memset(&action, 0, sizeof action);
-    action.sa_handler = giveBackAndEnd;
-    sigemptyset(&action.sa_mask);
-    sigaction(signal, &action, nullptr);
-  }
 }
 
 // --- the pipe ----------------------------------------------------------------------------------
@@ -330,7 +309,7 @@ ProcessJobserver& processState() {
     }
     joined.server = std::move(*server);
     SignalOwner.store(joined.server.get());
-    installInterruptHandlers();
+    onInterrupt(giveBackOnInterrupt);
     return joined;
   }();
   return state;
