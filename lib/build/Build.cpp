@@ -99,6 +99,8 @@ public:
   llvm::Error run() {
     if (Options.keepTemps)
       Work->keep();
+    if (llvm::Error error = writeCompileCommands())
+      return error;
     // Said after a failed build too: that is when the temporaries are wanted most.
     llvm::scope_exit sayKept([&] {
       if (Options.keepTemps)
@@ -162,6 +164,8 @@ public:
       for (TaskFailure& failure : failures)
         llvm::consumeError(std::move(failure.error));
       Options.sources.frontend.relocatable = true;
+      if (llvm::Error error = writeCompileCommands())
+        return error;
       Device = planDeviceBuild(deviceOptions(), Tools.toolkit);
       Parsed.reset();
       return execute();
@@ -196,6 +200,16 @@ public:
   }
 
 private:
+  // --compile-commands-out: written before the build, from the options it parses with, so that an
+  // editor has the kernels' flags while they do not build yet too; again when the build turns
+  // relocatable (the parse then has -fgpu-rdc).
+  llvm::Error writeCompileCommands() const {
+    if (Options.compileCommandsOut.empty())
+      return llvm::Error::success();
+    return writeCompileDatabase(Options.compileCommandsOut, Options.sources.inputs,
+                                Options.sources.frontend, Tools.toolkit);
+  }
+
   // -v: how many jobs run at once, and whether make's jobserver bounds them too.
   static void noteJobLimit(unsigned jobs) {
     std::string note = "at most " + std::to_string(jobs) + " jobs at once";

@@ -42,6 +42,13 @@ std::string defaultArch(const CudaToolkit& toolkit);
 std::vector<std::string> clangCommandLine(const std::string& input, const FrontendOptions& options,
                                           const CudaToolkit& toolkit);
 
+// The same parse for an editor (clangd, through a compilation database): the compatibility
+// header (frontend/ParseCompat.h) is `compatHeaderFile`, a real copy, and no function body is
+// skipped.
+std::vector<std::string> editorCommandLine(const std::string& input, const FrontendOptions& options,
+                                           const CudaToolkit& toolkit,
+                                           const std::string& compatHeaderFile);
+
 // Parses every input and extracts its facts. Diagnostics of all inputs go to `diagnostics` in
 // input order. If any input has errors, returns a reported InputError after all are printed.
 // `slots`, when given, bounds the parses together with other work; else options.jobs does.
