@@ -48,6 +48,53 @@ macro(_tlc_launcher_fail)
   set(failed TRUE)
 endmacro()
 
+# The `tlc build --jobs` of every launcher library in a Ninja job pool whose size the project set
+# (the global property JOB_POOLS, `<pool>=<size>`), as its property TLC_JOBS; run once, at the
+# end of the top-level CMakeLists.txt, when every library and pool is known.
+#
+# A pool bounds how many tlc processes run at once, but each tlc runs several tools at once
+# itself. So the pool's size is shared out: with S slots and L libraries in the pool, at most
+# min(S, L) tlc run together, and each gets S / min(S, L) jobs (at least one). Together they never
+# run more than S tools, and a library alone in its pool still gets all S. A TLC_JOBS the project
+# set itself is left alone; where the size is unknown (no JOB_POOLS entry, or another generator,
+# which ignores pools) tlc gets no --jobs and bounds itself: make's jobserver where make offers
+# it, else make's -jN, else all cores (README, "Job limits").
+function(_tlc_assign_pool_jobs)
+  get_property(libraries GLOBAL PROPERTY _TLC_POOLED_LIBRARIES)
+  get_property(pools GLOBAL PROPERTY JOB_POOLS)
+  foreach(library IN LISTS libraries)
+    get_target_property(pool ${library} TLC_JOB_POOL)
+    math(EXPR count_${pool} "${count_${pool}} + 1") # an unset count is empty: 0 + 1
+  endforeach()
+  foreach(library IN LISTS libraries)
+    get_target_property(jobs ${library} TLC_JOBS)
+    get_target_property(pool ${library} TLC_JOB_POOL)
+    if(jobs)
+      continue()
+    endif()
+    set(size "")
+    foreach(entry IN LISTS pools)
+      string(FIND "${entry}" "=" equals REVERSE)
+      if(equals GREATER 0)
+        string(SUBSTRING "${entry}" 0 ${equals} entryPool)
+        math(EXPR equals "${equals} + 1")
+        string(SUBSTRING "${entry}" ${equals} -1 entrySize)
+        if(entryPool STREQUAL pool AND entrySize MATCHES "^[1-9][0-9]*$")
+          set(size ${entrySize})
+        endif()
+      endif()
+    endforeach()
+    if(size)
+      set(together ${count_${pool}})
+      if(together GREATER size)
+        set(together ${size})
+      endif()
+      math(EXPR jobs "${size} / ${together}")
+      set_target_properties(${library} PROPERTIES TLC_JOBS ${jobs})
+    endif()
+  endforeach()
+endfunction()
+
 #[=======================================================================[.rst:
 tlc_add_launcher_library
 ------------------------
@@ -63,7 +110,9 @@ Compiles CUDA kernels with ``tlc build`` into a launcher library and makes a tar
                            [ENTRIES <kernel>...]
                            [EXTERNAL_IMAGE]
                            [PYTHON]
-                           [OUTPUT_DIRECTORY <dir>])
+                           [OUTPUT_DIRECTORY <dir>]
+                           [JOB_POOL <pool>]
+                           [COMPILE_COMMANDS <file> | NO_COMPILE_COMMANDS])
 
 Arguments
 ^^^^^^^^^
@@ -106,13 +155,28 @@ Arguments
   Where ``tlc build`` writes ``lib<name>.so``, ``<name>.h``, ``<name>.json`` and the image.
   Default: ``${CMAKE_CURRENT_BINARY_DIR}/<name>``; a relative path is relative to that folder.
 
+``JOB_POOL``
+  The Ninja job pool (``JOB_POOLS``) tlc runs in. Where the pool's size is known, each library
+  in it gets ``tlc build --jobs`` = the size shared out among the pool's libraries (the target
+  property ``TLC_JOBS``), so that the tools of all of them together stay within the size; a
+  project may set ``TLC_JOBS`` itself. Other generators ignore pools: under make, tlc joins make's
+  jobserver (CMake 3.28 and newer mark the command job-server aware) or keeps to make's ``-jN``.
+
+``COMPILE_COMMANDS``
+  Where to write the compilation database of the kernels (``tlc build --compile-commands-out``):
+  one entry per source with the flags tlc's Clang parse uses, for clangd. Default:
+  ``${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/tlc_<name>/compile_commands.json``, also the target
+  property ``TLC_COMPILE_COMMANDS``. ``NO_COMPILE_COMMANDS`` writes none.
+
 ``CMAKE_CUDA_COMPILER_LAUNCHER`` (ccache, sccache), where set, is passed as ``--launcher``.
 
 The target ``<name>`` is a global imported shared library: linking it puts ``<name>.h`` and
 CUDA's include folder on the include path, links ``lib<name>.so`` and builds it first. Its
 properties ``TLC_OUTPUT_DIRECTORY`` and ``TLC_IMAGE`` name the output folder and device image
 (for install() rules, or to ship the image of an ``EXTERNAL_IMAGE`` library); with ``PYTHON``,
-``TLC_PYTHON_PATH`` is the folder to put on ``sys.path`` (``PYTHONPATH``) to import ``<name>``. ``tlc`` runs again
+``TLC_PYTHON_PATH`` is the folder to put on ``sys.path`` (``PYTHONPATH``) to import ``<name>``;
+``TLC_COMPILE_COMMANDS`` names the kernels' compilation database; ``TLC_JOBS``, where set, is
+tlc's ``--jobs`` (set for a ``JOB_POOL`` of known size, or by the project). ``tlc`` runs again
 when a source, a header they include, a template or tlc itself changes; outputs whose content
 did not change are left alone, so nothing downstream rebuilds for nothing.
 
@@ -130,8 +194,8 @@ Example
   target_link_libraries(app PRIVATE kernels)   # main.c: #include "kernels.h"
 #]=======================================================================]
 function(tlc_add_launcher_library name)
-  set(options EXTERNAL_IMAGE PYTHON)
-  set(oneValue OUTPUT_DIRECTORY)
+  set(options EXTERNAL_IMAGE PYTHON NO_COMPILE_COMMANDS)
+  set(oneValue OUTPUT_DIRECTORY JOB_POOL COMPILE_COMMANDS)
   set(multiValue SOURCES ARCHS INCLUDE_DIRECTORIES COMPILE_DEFINITIONS NVCC_FLAGS ENTRIES)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "${oneValue}" "${multiValue}")
 
@@ -144,7 +208,8 @@ function(tlc_add_launcher_library name)
     _tlc_launcher_fail("a target named '${name}' already exists")
   endif()
   set(keywords "SOURCES, ARCHS, INCLUDE_DIRECTORIES, COMPILE_DEFINITIONS, NVCC_FLAGS, ENTRIES, "
-               "EXTERNAL_IMAGE, PYTHON, OUTPUT_DIRECTORY")
+               "EXTERNAL_IMAGE, PYTHON, OUTPUT_DIRECTORY, JOB_POOL, COMPILE_COMMANDS, "
+               "NO_COMPILE_COMMANDS")
   string(JOIN "" keywords ${keywords})
   if(ARG_UNPARSED_ARGUMENTS)
     list(JOIN ARG_UNPARSED_ARGUMENTS " " unknown)
@@ -157,6 +222,9 @@ function(tlc_add_launcher_library name)
   endforeach()
   if(NOT ARG_SOURCES)
     _tlc_launcher_fail("no SOURCES: give the .cu files to compile")
+  endif()
+  if(ARG_COMPILE_COMMANDS AND ARG_NO_COMPILE_COMMANDS)
+    _tlc_launcher_fail("COMPILE_COMMANDS and NO_COMPILE_COMMANDS exclude each other")
   endif()
   if(NOT ARG_ARCHS AND CMAKE_CUDA_ARCHITECTURES)
     set(ARG_ARCHS ${CMAKE_CUDA_ARCHITECTURES})
@@ -252,16 +320,54 @@ function(tlc_add_launcher_library name)
   set(stateDir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/tlc_${name}")
   set(stamp "${stateDir}/${name}.stamp")
   set(depfile "${stateDir}/${name}.d")
+
+  # The kernels' compilation database, for clangd (docs/cmake.md says how to merge it).
+  set(compileCommands)
+  if(NOT ARG_NO_COMPILE_COMMANDS)
+    set(compileCommands "${stateDir}/compile_commands.json")
+    if(ARG_COMPILE_COMMANDS)
+      set(compileCommands "${ARG_COMPILE_COMMANDS}")
+      cmake_path(ABSOLUTE_PATH compileCommands BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
+                 NORMALIZE)
+    endif()
+    list(APPEND args --compile-commands-out "${compileCommands}")
+  endif()
+
+  # --jobs from the target property TLC_JOBS, read when the build files are generated: for a
+  # library in a job pool it is set only once every library of the pool is known
+  # (_tlc_assign_pool_jobs). Unset, tlc gets no --jobs (an empty list: no argument at all).
+  set(jobs "$<TARGET_PROPERTY:${name},TLC_JOBS>")
+  set(jobsArgs "$<$<BOOL:${jobs}>:--jobs=${jobs}>")
+  set(poolArgs)
+  if(ARG_JOB_POOL)
+    set(poolArgs JOB_POOL "${ARG_JOB_POOL}")
+    set_property(GLOBAL APPEND PROPERTY _TLC_POOLED_LIBRARIES ${name})
+    get_property(deferred GLOBAL PROPERTY _TLC_POOL_JOBS_DEFERRED)
+    if(NOT deferred)
+      set_property(GLOBAL PROPERTY _TLC_POOL_JOBS_DEFERRED TRUE)
+      cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _tlc_assign_pool_jobs)
+    endif()
+  endif()
+  # Make runs a job-server-aware command as a recursive make (a `+` recipe), so that it passes
+  # its jobserver on and tlc's tools count against make's -jN (CMake 3.28 and newer).
+  set(jobServerArgs)
+  if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.28)
+    set(jobServerArgs JOB_SERVER_AWARE TRUE)
+  endif()
+
   add_custom_command(
     OUTPUT "${stamp}"
     BYPRODUCTS "${library}" "${outDir}/${name}.h" "${outDir}/${name}.json" "${image}"
-               ${pythonFiles}
+               ${pythonFiles} ${compileCommands}
     COMMAND tlc::tlc build ${args} -o "${outDir}" --name "${name}" -q
-            --depfile "${depfile}" --depfile-target "${stamp}"
+            --depfile "${depfile}" --depfile-target "${stamp}" "${jobsArgs}"
     COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
     DEPENDS tlc::tlc ${sources}
     DEPFILE "${depfile}"
     COMMENT "tlc: building launcher library ${name}"
+    ${poolArgs}
+    ${jobServerArgs}
+    COMMAND_EXPAND_LISTS
     VERBATIM)
   add_custom_target(${name}_tlc ALL DEPENDS "${stamp}")
 
@@ -277,7 +383,11 @@ function(tlc_add_launcher_library name)
     IMPORTED_SONAME "lib${name}.so"
     INTERFACE_INCLUDE_DIRECTORIES "${outDir};${cudaIncludeDirs}"
     TLC_OUTPUT_DIRECTORY "${outDir}"
-    TLC_IMAGE "${image}")
+    TLC_IMAGE "${image}"
+    TLC_COMPILE_COMMANDS "${compileCommands}")
+  if(ARG_JOB_POOL)
+    set_target_properties(${name} PROPERTIES TLC_JOB_POOL "${ARG_JOB_POOL}")
+  endif()
   if(ARG_PYTHON)
     set_target_properties(${name} PROPERTIES TLC_PYTHON_PATH "${outDir}")
   endif()

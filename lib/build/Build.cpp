@@ -31,6 +31,7 @@
 #include "support/Files.h"
 #include "support/Hashing.h"
 #include "support/Identifiers.h"
+#include "support/Jobserver.h"
 #include "support/Terminal.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -85,10 +86,13 @@ public:
           BuildCache* cache, RemoteCache* remote)
       : Options(options), Name(Options.name), Tools(std::move(tools)),
         Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
-        Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache), Remote(remote),
+        Slots(effectiveJobs(options.sources.frontend.jobs), processJobserver()), Cache(cache),
+        Remote(remote),
         Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()),
         Python(planPython()) {
     Runner.verbose = options.sources.verbose;
+    if (options.sources.verbose)
+      noteJobLimit(effectiveJobs(options.sources.frontend.jobs));
     Runner.display = [this](const std::vector<std::string>& argv) {
       return Paths.commandLine(argv);
     };
@@ -97,6 +101,8 @@ public:
   llvm::Error run() {
     if (Options.keepTemps)
       Work->keep();
+    if (llvm::Error error = writeCompileCommands())
+      return error;
     // Said after a failed build too: that is when the temporaries are wanted most.
     llvm::scope_exit sayKept([&] {
       if (Options.keepTemps)
@@ -167,6 +173,8 @@ public:
       for (TaskFailure& failure : failures)
         llvm::consumeError(std::move(failure.error));
       Options.sources.frontend.relocatable = true;
+      if (llvm::Error error = writeCompileCommands())
+        return error;
       Device = planDeviceBuild(deviceOptions(), Tools.toolkit);
       Parsed.reset();
       return execute();
@@ -201,6 +209,26 @@ public:
   }
 
 private:
+  // --compile-commands-out: written before the build, from the options it parses with, so that an
+  // editor has the kernels' flags while they do not build yet too; again when the build turns
+  // relocatable (the parse then has -fgpu-rdc).
+  llvm::Error writeCompileCommands() const {
+    if (Options.compileCommandsOut.empty())
+      return llvm::Error::success();
+    return writeCompileDatabase(Options.compileCommandsOut, Options.sources.inputs,
+                                Options.sources.frontend, Tools.toolkit);
+  }
+
+  // -v: how many jobs run at once, and whether make's jobserver bounds them too.
+  static void noteJobLimit(unsigned jobs) {
+    std::string note = "at most " + std::to_string(jobs) + " jobs at once";
+    if (processJobserver())
+      note += ", each beyond the first holding a token of make's jobserver";
+    else if (std::string problem = processJobserverProblem(); !problem.empty())
+      note += "; not joining make's jobserver: " + problem;
+    printToolMessage(MessageKind::Note, note);
+  }
+
   static std::vector<std::string> fileNames(const std::vector<CachedFile>& files) {
     std::vector<std::string> names;
     for (const CachedFile& file : files)
@@ -687,7 +715,9 @@ llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
     for (const std::string& gencode : flags.gencodes)
       addOnce(options.gencodes, gencode);
   }
-  auto environment = targetEnvironment(toolkit);
+  // The probes keep to the build's job limit, as its tools will.
+  JobSlots probeSlots(effectiveJobs(options.sources.frontend.jobs), processJobserver());
+  auto environment = targetEnvironment(toolkit, &probeSlots);
   if (!environment)
     return environment.takeError();
   auto targets = resolveTargets(options.archs, options.gencodes, *environment);

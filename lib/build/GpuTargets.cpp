@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <future>
+#include <optional>
 
 namespace tlc {
 
@@ -208,11 +209,18 @@ std::string parseArchFor(const std::vector<GpuTarget>& targets) {
   return best ? "sm_" + best->number() : "";
 }
 
-llvm::Expected<TargetEnvironment> targetEnvironment(const CudaToolkit& toolkit) {
+llvm::Expected<TargetEnvironment> targetEnvironment(const CudaToolkit& toolkit, JobSlots* slots) {
   TargetEnvironment environment;
   environment.defaultArch = toolkit.cudaVersion >= 13000 ? "sm_75" : "sm_52";
-  // Both lists are asked for at once: every build waits for them before nvcc starts.
-  auto listOf = [&toolkit](const char* flag) { return runCommand({toolkit.nvcc, flag}); };
+  // Both lists are asked for at once, where the job limit allows: every build waits for them
+  // before nvcc starts. Each holds a slot: under make, two tlc processes probing at once must
+  // not run more nvccs than make's -j.
+  auto listOf = [&toolkit, slots](const char* flag) {
+    std::optional<SlotGuard> slot;
+    if (slots)
+      slot.emplace(*slots);
+    return runCommand({toolkit.nvcc, flag});
+  };
   auto virtualArchs = std::async(std::launch::async, listOf, "--list-gpu-arch");
   auto sassArchs = listOf("--list-gpu-code");
   struct Probe {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "build/Toolchain.h"
+#include "support/Jobs.h"
 
 #include "llvm/Support/Error.h"
 
@@ -39,8 +40,10 @@ struct TargetEnvironment {
   std::function<llvm::Expected<std::vector<std::string>>()> nativeArchs;
 };
 
-// Asks the toolkit's nvcc which archs it knows; `native` asks the CUDA driver.
-llvm::Expected<TargetEnvironment> targetEnvironment(const CudaToolkit& toolkit);
+// Asks the toolkit's nvcc which archs it knows (each run holding one of `slots`, when given);
+// `native` asks the CUDA driver.
+llvm::Expected<TargetEnvironment> targetEnvironment(const CudaToolkit& toolkit,
+                                                    JobSlots* slots = nullptr);
 
 // The GPUs of this machine as sm_XY, through the CUDA driver (TLC_TEST_LIBCUDA names another
 // library, for tests); an error naming the reason when there is no driver or no GPU.

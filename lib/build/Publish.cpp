@@ -2,12 +2,12 @@
 #include "build/Publish.h"
 
 #include "support/Error.h"
+#include "support/Interrupts.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Signals.h"
 
 #include <atomic>
 #include <cstdio>
@@ -57,7 +57,7 @@ llvm::Expected<std::unique_ptr<Staging>> Staging::create(const std::string& outp
     if (auto ec = llvm::sys::fs::create_directory(dir))
       return inputError("cannot create '" + dir + "': " + ec.message());
   interruptedStaging.store(staging->Root.c_str());
-  llvm::sys::SetInterruptFunction(removeStagingOnInterrupt);
+  onInterrupt(removeStagingOnInterrupt);
   return staging;
 }
 

@@ -60,6 +60,7 @@ struct BuildOptions {
   bool quiet = false;                 // -q: no progress lines
   std::string depfile;                // --depfile: Make-style list of every file read
   std::string depfileTarget;          // --depfile-target; default: OUTDIR/NAME.json
+  std::string compileCommandsOut;     // --compile-commands-out: the parse's flags, for clangd
   std::vector<std::string> launcher;  // --launcher: run nvcc under this (ccache, sccache)
   bool noCache = false;               // --no-cache (or TLC_DISABLE_CACHE=1)
   // --remote-storage URL: the cache's remote tier (RemoteStorage.h); "" turns it off. Unset:

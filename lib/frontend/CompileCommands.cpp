@@ -1,15 +1,19 @@
 // Per-input flags from compile_commands.json, split between Clang and nvcc.
 #include "frontend/CompileCommands.h"
 
-#include "llvm/ADT/StringExtras.h"
-
+#include "frontend/ParseCompat.h"
 #include "support/Error.h"
 #include "support/Files.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -155,6 +159,37 @@ flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>
     flags[input] = translateNvccCommand(command.CommandLine, command.Directory, command.Filename);
   }
   return flags;
+}
+
+llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std::string>& inputs,
+                                 const FrontendOptions& options, const CudaToolkit& toolkit) {
+  llvm::SmallString<256> directory;
+  if (std::error_code ec = llvm::sys::fs::current_path(directory))
+    return inputError("cannot write '" + path + "': no working folder: " + ec.message());
+  std::string database = absolutePath(path);
+  llvm::SmallString<256> compatHeader(database);
+  if (llvm::sys::path::extension(compatHeader) == ".json")
+    llvm::sys::path::replace_extension(compatHeader, "");
+  compatHeader += ".tlc_nvcc_compat.h";
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(llvm::sys::path::parent_path(database)))
+    return inputError("cannot create the folder of '" + path + "': " + ec.message());
+
+  nlohmann::json entries = nlohmann::json::array();
+  for (const std::string& input : inputs) {
+    std::vector<std::string> arguments =
+        editorCommandLine(input, options, toolkit, compatHeader.str().str());
+    std::string file = absolutePath(input);
+    arguments.back() = file; // the input, last: as `file` names it
+    entries.push_back({{"directory", directory.str().str()},
+                       {"file", file},
+                       {"arguments", std::move(arguments)}});
+  }
+  // The header first: the database never names a file that is not there.
+  if (llvm::Error error =
+          replaceFileIfChanged(compatHeader.str().str(), parseCompatHeader(toolkit)))
+    return error;
+  return replaceFileIfChanged(database, entries.dump(2) + "\n");
 }
 
 } // namespace tlc

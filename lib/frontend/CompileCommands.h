@@ -1,8 +1,13 @@
-// Flags from a compilation database (`-p BUILD_DIR`, `--compile-commands FILE`): each input's
-// nvcc command line as the build system wrote it, split into what Clang needs to parse the same
-// code (include paths, macros, the language standard) and what nvcc should keep (everything that
-// shapes device code), with the archs it targets.
+// Compilation databases (compile_commands.json), both ways:
+//  - read (`-p BUILD_DIR`, `--compile-commands FILE`): each input's nvcc command line as the build
+//    system wrote it, split into what Clang needs to parse the same code (include paths, macros,
+//    the language standard) and what nvcc should keep (everything that shapes device code), with
+//    the archs it targets;
+//  - written (`--compile-commands-out FILE`): each input's Clang parse, for clangd.
 #pragma once
+
+#include "build/Toolchain.h"
+#include "frontend/Frontend.h"
 
 #include "llvm/Support/Error.h"
 
@@ -29,5 +34,13 @@ InputFlags translateNvccCommand(const std::vector<std::string>& command,
 // cannot be read or has no entry for an input.
 llvm::Expected<std::map<std::string, InputFlags>>
 flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>& inputs);
+
+// Writes a compilation database at `path` with one entry per input: `directory` the working
+// folder, `file` the input's absolute path, `arguments` the Clang parse tlc runs on it
+// (editorCommandLine()). The compatibility header the entries force-include is written beside it
+// (`<path without .json>.tlc_nvcc_compat.h`) first. Each file is replaced atomically and only
+// when its content changes; InputError if one cannot be written.
+llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std::string>& inputs,
+                                 const FrontendOptions& options, const CudaToolkit& toolkit);
 
 } // namespace tlc

@@ -4,6 +4,7 @@
 #include "frontend/ParseCompat.h"
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Jobserver.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/DiagnosticDriver.h"
@@ -25,8 +26,14 @@ std::string defaultArch(const CudaToolkit& toolkit) {
   return toolkit.cudaVersion >= 13000 ? "sm_75" : "sm_52";
 }
 
-std::vector<std::string> clangCommandLine(const std::string& input, const FrontendOptions& options,
-                                          const CudaToolkit& toolkit) {
+namespace {
+
+// The parse's command line. For tlc's own parse, the compatibility header is the virtual file and
+// the headers' ordinary function bodies are skipped; an editor's parse (clangd) needs a real file
+// and every body, the kernels' included.
+std::vector<std::string> commandLine(const std::string& input, const FrontendOptions& options,
+                                     const CudaToolkit& toolkit, bool forEditor,
+                                     const std::string& compatHeader) {
   std::string arch = options.arch.empty() ? defaultArch(toolkit) : options.arch;
   std::vector<std::string> args = {
       "clang",
@@ -58,12 +65,15 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
       // which a parse never does; and no count of errors stops the parse early.
       "-fgpu-defer-diag",
       "-ferror-limit=0",
-      // Lets the extractor skip the bodies of the headers' ordinary functions (Extractor.cpp).
-      "-Xclang",
-      "-skip-function-bodies",
       "-include",
-      parseCompatHeaderPath(),
+      compatHeader,
   };
+  // Lets the extractor skip the bodies of the headers' ordinary functions (Extractor.cpp). Any
+  // other consumer of the flag would skip every body.
+  if (!forEditor) {
+    args.push_back("-Xclang");
+    args.push_back("-skip-function-bodies");
+  }
   for (std::string& define : nvccPredefines(toolkit.release, options.relocatable,
                                             options.nvccFlags))
     args.push_back(std::move(define));
@@ -92,6 +102,19 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
   }
   args.push_back(input);
   return args;
+}
+
+} // namespace
+
+std::vector<std::string> clangCommandLine(const std::string& input, const FrontendOptions& options,
+                                          const CudaToolkit& toolkit) {
+  return commandLine(input, options, toolkit, /*forEditor=*/false, parseCompatHeaderPath());
+}
+
+std::vector<std::string> editorCommandLine(const std::string& input, const FrontendOptions& options,
+                                           const CudaToolkit& toolkit,
+                                           const std::string& compatHeaderFile) {
+  return commandLine(input, options, toolkit, /*forEditor=*/true, compatHeaderFile);
 }
 
 namespace {
@@ -237,7 +260,13 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
 } // namespace
 
 unsigned effectiveJobs(unsigned requested) {
-  return requested ? requested : llvm::hardware_concurrency().compute_thread_count();
+  if (requested)
+    return requested;
+  // Under make, its -jN: tlc cannot usefully run more at once even with make's jobserver, and
+  // where make did not pass the jobserver on, it is the best bound known.
+  if (unsigned make = processMakeFlags().jobs)
+    return make;
+  return llvm::hardware_concurrency().compute_thread_count();
 }
 
 llvm::Expected<std::vector<TranslationUnitFacts>>
@@ -246,7 +275,7 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
   if (llvm::Error error = checkInputFiles(inputs))
     return error;
 
-  JobSlots ownSlots(effectiveJobs(options.jobs));
+  JobSlots ownSlots(effectiveJobs(options.jobs), processJobserver());
   JobSlots& pool = slots ? *slots : ownSlots;
   std::vector<UnitOutcome> outcomes(inputs.size());
   std::vector<std::function<void()>> tasks;

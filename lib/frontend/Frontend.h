@@ -30,7 +30,7 @@ struct FrontendOptions {
   std::vector<std::string> nvccFlags;
   bool relocatable = false;
   std::string hostIncludeDir; // the host compiler's own include folder (omp.h), searched last
-  unsigned jobs = 0;          // parallel jobs (-j); 0 = hardware threads
+  unsigned jobs = 0;          // parallel jobs (-j); 0 = effectiveJobs()'s default
   bool color = false;         // ANSI colors in diagnostics
   bool verbose = false;       // show Clang's diagnostics that nvcc does not share
 };
@@ -42,6 +42,13 @@ std::string defaultArch(const CudaToolkit& toolkit);
 std::vector<std::string> clangCommandLine(const std::string& input, const FrontendOptions& options,
                                           const CudaToolkit& toolkit);
 
+// The same parse for an editor (clangd, through a compilation database): the compatibility
+// header (frontend/ParseCompat.h) is `compatHeaderFile`, a real copy, and no function body is
+// skipped.
+std::vector<std::string> editorCommandLine(const std::string& input, const FrontendOptions& options,
+                                           const CudaToolkit& toolkit,
+                                           const std::string& compatHeaderFile);
+
 // Parses every input and extracts its facts. Diagnostics of all inputs go to `diagnostics` in
 // input order. If any input has errors, returns a reported InputError after all are printed.
 // `slots`, when given, bounds the parses together with other work; else options.jobs does.
@@ -50,7 +57,8 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
             const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics,
             JobSlots* slots = nullptr);
 
-// The number of parallel jobs `-j` asks for (all hardware threads when 0).
+// The number of jobs tlc runs at once: `-j`; else make's -jN from MAKEFLAGS; else all hardware
+// threads. Under make's jobserver, jobs beyond the first also need a token (support/Jobserver.h).
 unsigned effectiveJobs(unsigned requested);
 
 } // namespace tlc

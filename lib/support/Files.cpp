@@ -56,6 +56,13 @@ llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef conten
   {
     llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
     out << contents;
+    out.close();
+    // A short write (a full disk) must not be renamed into place as the whole file.
+    if (std::error_code ec = out.error()) {
+      out.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return inputError("cannot write '" + path + "': " + ec.message());
+    }
   }
   if (auto ec = llvm::sys::fs::rename(temporary, path)) {
     llvm::sys::fs::remove(temporary);

@@ -65,7 +65,10 @@ void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
       ->capture_default_str();
   command.add_option("--cuda-path", options.cudaPath,
                      "CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)");
-  command.add_option("-j,--jobs", options.frontend.jobs, "Parallel jobs (default: all cores)")
+  command
+      .add_option("-j,--jobs", options.frontend.jobs,
+                  "Parallel jobs (default: make's -jN under make, else all cores; under make's "
+                  "jobserver each job beyond the first also takes one of its tokens)")
       ->check(CLI::PositiveNumber);
   command.add_flag("-v,--verbose", options.verbose, "Print every command tlc runs");
   auto* database = command.add_option(
@@ -124,6 +127,9 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
                      "Write a Make-style list of every file the build read (for Ninja/Make)");
   command.add_option("--depfile-target", options.depfileTarget,
                      "The target named in the depfile (default: OUTDIR/NAME.json)");
+  command.add_option("--compile-commands-out", options.compileCommandsOut,
+                     "Write a compile_commands.json with each input's Clang parse, so that "
+                     "clangd sees the kernels as tlc does (replaced atomically)");
   command.add_option("--launcher", options.launcher,
                      "Run nvcc under this command, e.g. ccache or sccache (repeatable for its "
                      "arguments)")

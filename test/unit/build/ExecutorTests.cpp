@@ -110,3 +110,74 @@ TEST_CASE("after a failure nothing new starts and the failure is returned", "[ex
   CHECK(handler.Started.count("check") == 0);
   CHECK(handler.Started.count("link") == 0);
 }
+
+namespace {
+
+// make's jobserver as the executor meets it: a pool of tokens, counted as they come and go.
+class CountingTokens : public tlc::TokenSource {
+public:
+  explicit CountingTokens(int tokens) : Free(tokens) {}
+  Taken take() override {
+    std::unique_lock<std::mutex> lock(Mutex);
+    Changed.wait(lock, [&] { return Free > 0 || Woken; });
+    if (Woken) {
+      Woken = false;
+      return {Taken::Woken};
+    }
+    --Free;
+    ++Out;
+    MostOut = std::max(MostOut, Out);
+    return {Taken::Token, '+'};
+  }
+  void give(unsigned char) override {
+    std::lock_guard<std::mutex> lock(Mutex);
+    ++Free;
+    --Out;
+    Changed.notify_all();
+  }
+  void wake() override {
+    std::lock_guard<std::mutex> lock(Mutex);
+    Woken = true;
+    Changed.notify_all();
+  }
+  std::mutex Mutex;
+  std::condition_variable Changed;
+  int Free, Out = 0, MostOut = 0;
+  bool Woken = false;
+};
+
+} // namespace
+
+TEST_CASE("under a jobserver the tasks beyond the first hold its tokens", "[executor][jobs]") {
+  tlc::BuildPlan plan;
+  for (int i = 0; i < 12; ++i)
+    plan.tasks.push_back(task(tlc::TaskKind::Tool, "tool " + std::to_string(i)));
+  RecordingHandler handler;
+  CountingTokens tokens(2);
+  tlc::JobSlots slots(8, &tokens); // -j 8, but make's -j3: the own slot and two tokens
+  CHECK(tlc::executePlan(plan, handler, slots, nullptr).empty());
+  CHECK(handler.Ended.size() == 12);
+  CHECK(handler.MostAtOnce <= 3);
+  CHECK(tokens.MostOut <= 2);
+  CHECK(tokens.Out == 0);
+  CHECK(tokens.Free == 2);
+}
+
+TEST_CASE("a failed build gives every token back", "[executor][jobs]") {
+  tlc::BuildPlan plan;
+  for (int i = 0; i < 6; ++i)
+    plan.tasks.push_back(task(tlc::TaskKind::Tool, "tool " + std::to_string(i)));
+  plan.tasks.push_back(task(tlc::TaskKind::Tool, "after", {0, 1, 2, 3, 4, 5}));
+  RecordingHandler handler;
+  handler.Failing = {"tool 1", "tool 4"};
+  CountingTokens tokens(3);
+  tlc::JobSlots slots(4, &tokens);
+  std::vector<tlc::TaskFailure> failures = tlc::executePlan(plan, handler, slots, nullptr);
+  CHECK(!failures.empty());
+  for (tlc::TaskFailure& failure : failures)
+    llvm::consumeError(std::move(failure.error));
+  CHECK(handler.Started.count("after") == 0);
+  CHECK(slots.running() == 0);
+  CHECK(tokens.Out == 0);
+  CHECK(tokens.Free == 3);
+}
