@@ -10,6 +10,8 @@
 #include "build/HostBuild.h"
 #include "build/Manifest.h"
 #include "build/Publish.h"
+#include "build/Steps.h"
+#include "build/ToolPaths.h"
 #include "build/Toolchain.h"
 #include "cache/Cache.h"
 #include "checks/Analysis.h"
@@ -22,6 +24,7 @@
 #include "support/Files.h"
 #include "support/Hashing.h"
 #include "support/Identifiers.h"
+#include "support/Interrupts.h"
 #include "support/Terminal.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -40,13 +43,37 @@ namespace tlc {
 namespace {
 
 llvm::Expected<std::string> moduleName(const BuildOptions& options) {
-  std::string name = options.name;
-  if (name.empty())
-    name = identifierFrom(llvm::sys::path::stem(options.sources.inputs.front()).str());
+  if (!options.name.empty()) {
+    if (!isCIdentifier(options.name))
+      return usageError("--name '" + options.name +
+                        "' is not a C identifier (it prefixes every "
+                        "function of the generated API)");
+    return options.name;
+  }
+  const std::string& first = options.sources.inputs.front();
+  std::string name = identifierFrom(llvm::sys::path::stem(first).str());
   if (!isCIdentifier(name))
-    return usageError("--name '" + name + "' is not a C identifier (it prefixes every function "
-                      "of the generated API)");
+    return usageError("the module's name would come from '" + first + "', but '" + name +
+                      "' is not a C identifier (it prefixes every function of the generated "
+                      "API); pass --name NAME");
   return name;
+}
+
+// Each input once: the same file twice would define every kernel twice.
+llvm::Error checkDistinctInputs(const std::vector<std::string>& inputs) {
+  std::vector<std::pair<llvm::sys::fs::UniqueID, const std::string*>> seen;
+  for (const std::string& input : inputs) {
+    llvm::sys::fs::UniqueID id;
+    if (llvm::sys::fs::getUniqueID(input, id))
+      continue; // checkInputFiles reports it
+    for (const auto& [other, name] : seen)
+      if (other == id)
+        return usageError(*name == input
+                              ? "input '" + input + "' is given twice"
+                              : "inputs '" + *name + "' and '" + input + "' are the same file");
+    seen.push_back({id, &input});
+  }
+  return llvm::Error::success();
 }
 
 // What a build reads besides its inputs: found once, before the build.
@@ -58,18 +85,36 @@ struct BuildTools {
   std::string launcherTypesPath;
 };
 
+// What the tools get (ToolPaths.h): names in the work folder for every path, checked flags.
+struct ToolView {
+  ToolPaths names;
+  DeviceBuildOptions device;
+  HostBuildOptions host;
+
+  void setWorkDir(const std::string& dir) {
+    names.setWorkDir(dir);
+    device.workDir = host.workDir = dir;
+  }
+};
+
 class Builder : public TaskHandler {
 public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
-          BuildCache* cache)
-      : Options(options), Name(options.name), Tools(std::move(tools)),
-        Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
+          BuildCache* cache, ToolView view)
+      : Options(options), Name(options.name), Tools(std::move(tools)), Work(std::move(staging)),
+        Names(std::move(view.names)), Paths(options.sources.inputs, Work->workDir()),
         Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
-        Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()) {
+        Device(planDeviceBuild(view.device, Tools.toolkit)),
+        Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)) {
     Runner.verbose = options.sources.verbose;
+    Runner.timeoutSeconds = options.toolTimeout;
     Runner.display = [this](const std::vector<std::string>& argv) {
-      return Paths.commandLine(argv);
+      std::vector<std::string> shown;
+      for (const std::string& arg : argv)
+        shown.push_back(Names.argument(arg));
+      return Paths.commandLine(shown);
     };
+    Runner.messages = [this](const std::string& text) { return Names.message(text); };
   }
 
   llvm::Error run() {
@@ -78,7 +123,7 @@ public:
     // Said after a failed build too: that is when the temporaries are wanted most.
     llvm::scope_exit sayKept([&] {
       if (Options.keepTemps)
-        printToolMessage(MessageKind::Note, "kept temporary files in " + Work->root());
+        printToolMessage(MessageKind::Note, "kept temporary files in " + Work->workDir());
     });
     std::string key;
     if (Cache) {
@@ -86,7 +131,12 @@ public:
       if (!computed)
         return computed.takeError();
       key = *computed;
-      if (std::optional<CacheHit> hit = Cache->find(key);
+      std::vector<std::string> inputs;
+      for (const std::string& input : Options.sources.inputs)
+        inputs.push_back(absolutePath(input));
+      std::vector<std::string> outputs = {imageFile(), "lib" + Name + ".so", Name + ".h",
+                                          Name + ".json"};
+      if (std::optional<CacheHit> hit = Cache->find(key, outputs, inputs);
           hit && Cache->restore(*hit, Work->outputsDir())) {
         Cache->count(true);
         Progress progress(1, Options.quiet);
@@ -97,6 +147,8 @@ public:
       Cache->count(false);
     }
 
+    if (llvm::Error error = Names.materialize())
+      return error;
     BuildPlanOptions planOptions;
     planOptions.inputCount = Options.sources.inputs.size();
     planOptions.emitOnly = Options.emitOnly;
@@ -163,17 +215,21 @@ private:
     return first;
   }
 
-  // Publishes `files` (from a build or the cache) and writes the depfile, whose target is
-  // `targetFile` in OUTDIR unless --depfile-target names one.
+  // Writes the depfile, whose target is `targetFile` in OUTDIR unless --depfile-target names
+  // one, then publishes `files` (from a build or the cache). The depfile comes first: a build
+  // that cannot write it fails before anything is published.
   llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
                      const std::vector<std::string>& dependencies) {
-    if (llvm::Error error = Work->publish(files))
-      return error;
-    if (Options.depfile.empty())
-      return llvm::Error::success();
-    std::string target = Options.depfileTarget.empty() ? Options.outputDir + "/" + targetFile
-                                                       : Options.depfileTarget;
-    return writeDepfile(Options.depfile, target, dependencies);
+    if (!Options.depfile.empty()) {
+      std::string target = Options.depfileTarget.empty() ? Options.outputDir + "/" + targetFile
+                                                         : Options.depfileTarget;
+      if (llvm::Error error = writeDepfile(Options.depfile, target, dependencies))
+        return error;
+    }
+    // The last moment a signal stops the build; once publishing starts it completes.
+    if (interrupted())
+      return interruptedError();
+    return Work->publish(files);
   }
 
   // Every file the build read: inputs, the headers Clang and nvcc opened, the templates, the
@@ -184,9 +240,14 @@ private:
       files.insert(absolutePath(file));
     for (const std::string& file : Parsed->filesRead)
       files.insert(absolutePath(file));
+    // nvcc names files as it was given them; what tlc made in the work folder is not read
+    // from the user's files.
+    llvm::StringRef work = Work->workDir();
     for (const std::string& depfile : Device.dependencyFiles)
-      for (const std::string& file : readDependencyFile(depfile))
-        files.insert(absolutePath(file));
+      for (const std::string& file : readDependencyFile(Work->workDir() + "/" + depfile))
+        if (std::string path = Names.outside(file);
+            !llvm::StringRef(path).starts_with((work + "/").str()))
+          files.insert(path);
     for (const std::string& file : Tools.templates.files())
       files.insert(absolutePath(file));
     files.insert(absolutePath(Tools.launcherTypesPath));
@@ -235,38 +296,6 @@ private:
     if (digest)
       InputDigests[input] = *digest;
     return digest;
-  }
-
-  DeviceBuildOptions deviceOptions() const {
-    const FrontendOptions& frontend = Options.sources.frontend;
-    DeviceBuildOptions device;
-    device.name = Name;
-    device.inputs = Options.sources.inputs;
-    device.targets = Options.targets;
-    device.includeDirs = frontend.includeDirs;
-    device.defines = frontend.defines;
-    device.standard = frontend.standard;
-    device.nvccFlags = Options.nvccFlags;
-    device.tlcIncludeDir = frontend.tlcIncludeDir;
-    device.workDir = Work->workDir();
-    device.launcher = Options.launcher;
-    device.inputFlags = Options.inputNvccFlags;
-    return device;
-  }
-
-  HostPlan planHost() const {
-    HostBuildOptions host;
-    host.name = Name;
-    host.compiler = Tools.compiler.path;
-    host.cudaInclude = Tools.toolkit.includeDir;
-    host.tlcInclude = Options.sources.frontend.tlcIncludeDir;
-    host.runtimeLibrary = Options.runtimeLibrary;
-    host.sourceDir = sourceDir();
-    host.outputDir = Work->outputsDir();
-    host.workDir = Work->workDir();
-    host.library = Work->outputsDir() + "/lib" + Name + ".so";
-    host.embedImage = !Options.externalImage;
-    return host.compiler.empty() ? HostPlan() : planHostBuild(host);
   }
 
   std::string imageFile() const { return imageFileName(Name, Options.targets); }
@@ -324,12 +353,17 @@ private:
     return writeFile(path, *text);
   }
 
-  // Task: NAME.h, NAME_launcher.cpp and NAME_image.S from the checked module.
+  // Task: NAME.h, NAME_launcher.cpp and NAME_image.S from the checked module. The header is
+  // an output, and the launcher's compile reads it beside the sources.
   llvm::Error render() {
     nlohmann::json view = launcherView(Parsed->module, launcherFacts());
     if (llvm::Error error =
             renderFile("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
       return error;
+    if (sourceDir() != Work->outputsDir())
+      if (llvm::Error error =
+              copyFile(Work->outputsDir() + "/" + Name + ".h", sourceDir() + "/" + Name + ".h"))
+        return error;
     if (llvm::Error error =
             renderFile("launcher.cpp", view, sourceDir() + "/" + Name + "_launcher.cpp"))
       return error;
@@ -378,6 +412,9 @@ private:
       facts.inputs.push_back({Paths.input(input), *digest});
     }
     const std::string& out = Work->outputsDir();
+    std::string library = "lib" + Name + ".so";
+    if (llvm::Error error = copyFile(Work->workDir() + "/" + library, out + "/" + library, 0777))
+      return error;
     std::pair<FileDigest*, std::string> outputs[] = {
         {&facts.image, imageFile()},
         {&facts.library, "lib" + Name + ".so"},
@@ -404,6 +441,7 @@ private:
   const std::string& Name;
   BuildTools Tools;
   std::unique_ptr<Staging> Work;
+  ToolPaths Names; // what the tools are given
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
@@ -484,26 +522,112 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit to
 
 } // namespace
 
+// The options the tools get: the inputs copied into the work folder and every other path a
+// link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
+llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools) {
+  const FrontendOptions& frontend = options.sources.frontend;
+  ToolView view;
+  ToolPaths& names = view.names;
+  DeviceBuildOptions& device = view.device;
+  device.name = options.name;
+  device.targets = options.targets;
+  device.standard = frontend.standard;
+  device.launcher = options.launcher;
+  for (size_t i = 0; i < options.sources.inputs.size(); ++i) {
+    device.inputs.push_back(names.input(i, options.sources.inputs[i]));
+    device.inputDirs.push_back(names.inputFolder(i));
+    device.inputNames.push_back(llvm::sys::path::filename(options.sources.inputs[i]).str());
+  }
+  for (const std::string& dir : frontend.includeDirs)
+    device.includeDirs.push_back(names.folder(dir));
+  if (!frontend.tlcIncludeDir.empty())
+    device.tlcIncludeDir = names.link(frontend.tlcIncludeDir, "tlc-include");
+  // -D, then -Xnvcc, then each input's compile-database flags: macros keep that order.
+  ToolPaths::Macros macros;
+  std::vector<std::string> defineFlags;
+  for (const std::string& define : frontend.defines)
+    defineFlags.push_back("-D" + define);
+  auto defines = names.nvccFlags(defineFlags, "-D", macros);
+  if (!defines)
+    return defines.takeError();
+  device.defines = std::move(*defines);
+  auto nvccFlags = names.nvccFlags(options.nvccFlags, "-Xnvcc", macros);
+  if (!nvccFlags)
+    return nvccFlags.takeError();
+  device.nvccFlags = std::move(*nvccFlags);
+  for (size_t i = 0; i < options.sources.inputs.size(); ++i) {
+    const std::string& input = options.sources.inputs[i];
+    ToolPaths::Macros inputMacros = macros;
+    std::vector<std::string> flags;
+    if (auto it = options.inputNvccFlags.find(input); it != options.inputNvccFlags.end()) {
+      auto checked = names.nvccFlags(it->second, "compile_commands.json", inputMacros);
+      if (!checked)
+        return checked.takeError();
+      flags = std::move(*checked);
+    }
+    for (const std::string& flag :
+         names.forceInclude("tlc-macros-" + std::to_string(i) + ".h", inputMacros))
+      flags.push_back(flag);
+    if (!flags.empty())
+      device.inputFlags[device.inputs[i]] = std::move(flags);
+  }
+
+  HostBuildOptions& host = view.host;
+  host.name = options.name;
+  host.compiler = tools.compiler.path;
+  host.embedImage = !options.externalImage;
+  if (!options.emitOnly) {
+    host.cudaInclude = names.link(tools.toolkit.includeDir, "cuda-include");
+    host.tlcInclude = names.link(frontend.tlcIncludeDir, "tlc-include");
+    host.runtimeLibrary = names.link(options.runtimeLibrary, "libtlc_runtime.a");
+    host.runtimeFlags = runtimeArchiveFlags();
+  }
+  return view;
+}
+
 llvm::Error runBuild(const BuildOptions& requested) {
+  if (requested.outputDir.empty())
+    return usageError("-o '' names no folder");
   if (llvm::Error error = checkInputFiles(requested.sources.inputs))
+    return error;
+  if (llvm::Error error = checkDistinctInputs(requested.sources.inputs))
     return error;
   auto toolkit = findCudaToolkit(requested.sources.cudaPath);
   if (!toolkit)
     return toolkit.takeError();
+  if (llvm::Error error = checkToolkitPath(*toolkit))
+    return error;
   auto options = resolveOptions(requested, *toolkit);
   if (!options)
     return options.takeError();
   auto tools = findTools(*options, std::move(*toolkit));
   if (!tools)
     return tools.takeError();
+  auto view = prepareTools(*options, *tools);
+  if (!view)
+    return view.takeError();
+  auto cacheEnabled = cacheEnabledByEnvironment();
+  if (!cacheEnabled)
+    return cacheEnabled.takeError();
+  bool useCache = !options->noCache && *cacheEnabled && !options->emitOnly && !options->keepTemps;
+
+  // From here on tlc makes files: a signal stops the build and removes them.
+  InterruptScope interrupts;
   auto staging = Staging::create(options->outputDir);
   if (!staging)
     return staging.takeError();
-  bool useCache = !options->noCache && cacheEnabledByEnvironment() && !options->emitOnly &&
-                  !options->keepTemps;
-  BuildCache cache(defaultCacheDir());
-  Builder builder(*options, std::move(*tools), std::move(*staging), useCache ? &cache : nullptr);
-  return builder.run();
+  view->setWorkDir((*staging)->workDir());
+  std::optional<BuildCache> cache;
+  if (useCache)
+    cache = openBuildCache(defaultCacheDir());
+  llvm::Error result = Builder(*options, std::move(*tools), std::move(*staging),
+                               cache ? &*cache : nullptr, std::move(*view))
+                           .run();
+  if (result && interrupted()) { // whatever failed, the signal came first
+    llvm::consumeError(std::move(result));
+    return interruptedError();
+  }
+  return result;
 }
 
 } // namespace tlc

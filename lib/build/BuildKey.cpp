@@ -49,7 +49,7 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   [[maybe_unused]] const auto& [sources, outputDir, name, archs, gencodes, targets, nvccFlags,
                                 inputNvccFlags, entries, externalImage, emitOnly, keepTemps,
                                 templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
-                                launcher, noCache] = options;
+                                launcher, noCache, toolTimeout] = options;
   addSources(key, sources, paths);
   key.add("name", name);
   // `archs` and `gencodes` are in the key as what they resolved to (`native` is this machine).
@@ -63,9 +63,9 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   // launcher it is does not change the outputs.
   key.add("compiler-launcher", launcher.empty() ? "no" : "yes");
   // Not in the key: where the outputs go (`outputDir`, `depfile`, `depfileTarget`), how the run
-  // looks (`quiet`), and `emitOnly`, `keepTemps`, `noCache`, which never use the cache. The
-  // templates and the runtime library are keyed by their contents (`templateDir`,
-  // `runtimeLibrary`).
+  // looks (`quiet`), how long tools may take (`toolTimeout`), and `emitOnly`, `keepTemps`,
+  // `noCache`, which never use the cache. The templates and the runtime library are keyed by
+  // their contents (`templateDir`, `runtimeLibrary`).
 }
 
 } // namespace tlc

@@ -72,14 +72,17 @@ public:
     for (const GpuTarget& target : Options.targets)
       Plan.targets.push_back(target.ptx() ? planPtx(target) : planSass(target));
     if (Options.targets.size() == 1 && !Options.targets.front().ptx()) {
-      Plan.image = Plan.targets.front().files.front();
+      Plan.image = absolute(Plan.targets.front().files.front());
       return std::move(Plan);
     }
-    Plan.image = inWork(Options.name + ".fatbin");
+    std::string fatbin = inWork(Options.name + ".fatbin");
+    Plan.image = absolute(fatbin);
     // Uncompressed: the runtime reads relocatable PTX entries itself to link them.
     Step package{"fatbinary (" + std::to_string(Options.targets.size()) + " targets)",
-                 {Toolkit.fatbinary, "--create=" + Plan.image, "-64", "--compress=false"},
-                 Plan.image};
+                 {Toolkit.fatbinary, "--create=" + fatbin, "-64", "--compress=false"},
+                 fatbin,
+                 Options.workDir,
+                 {}};
     for (const TargetImage& image : Plan.targets)
       for (const std::string& file : image.files)
         package.argv.push_back("--image3=kind=" + std::string(image.target.ptx() ? "ptx" : "elf") +
@@ -89,7 +92,12 @@ public:
   }
 
 private:
-  std::string inWork(const std::string& file) const { return Options.workDir + "/" + file; }
+  // Outputs are named relative to the work folder, where the tools run.
+  std::string inWork(const std::string& file) const { return file; }
+  // The same file, for tlc itself.
+  std::string absolute(const std::string& file) const {
+    return Options.workDir.empty() ? file : Options.workDir + "/" + file;
+  }
 
   // nvcc, under the compiler launcher (ccache, sccache) if one was given.
   std::vector<std::string> nvcc() const {
@@ -98,18 +106,34 @@ private:
     return argv;
   }
 
-  Step compile(const std::string& input, const GpuTarget& target,
-               std::vector<std::string> mode, const std::string& output) {
-    Step step{"nvcc " + llvm::sys::path::filename(input).str() + " (" + target.code + ")",
-              nvcc(), output};
+  Step compile(const std::string& input, const GpuTarget& target, std::vector<std::string> mode,
+               const std::string& output) {
+    size_t index = indexOf(input);
+    std::string shown = index < Options.inputNames.size()
+                            ? Options.inputNames[index]
+                            : llvm::sys::path::filename(Options.inputs[index]).str();
+    Step step{"nvcc " + shown + " (" + target.code + ")", nvcc(), output, Options.workDir, {}};
+    // Each build works in a folder of its own, and its commands name nothing outside it: a
+    // compiler cache must not tell builds apart by their folder.
+    if (Cacheable)
+      step.environment.push_back("CCACHE_NOHASHDIR=1");
     step.argv.insert(step.argv.end(), mode.begin(), mode.end());
     step.argv.push_back(target.gencode());
+    // `#include "x.h"` finds x.h beside the original input before any -I folder, as it would
+    // for nvcc given the original path (the input itself is a copy, ToolPaths.h).
+    if (index < Options.inputDirs.size())
+      step.argv.push_back("-I" + Options.inputDirs[index]);
     step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
     if (auto it = Options.inputFlags.find(input); it != Options.inputFlags.end())
       step.argv.insert(step.argv.end(), it->second.begin(), it->second.end());
     step.argv.insert(step.argv.end(), {"-MD", "-MF", output + ".d", input, "-o", output});
     Plan.dependencyFiles.push_back(output + ".d");
     return step;
+  }
+
+  size_t indexOf(const std::string& input) const {
+    return static_cast<size_t>(std::find(Options.inputs.begin(), Options.inputs.end(), input) -
+                               Options.inputs.begin());
   }
 
   // The index keeps a.cu and other/a.cu apart.
@@ -120,12 +144,14 @@ private:
   }
 
   TargetImage planSass(const GpuTarget& target) {
-    std::string cubin = inWork(Options.name + "." + target.code + ".cubin");
+    // An image of one cubin is that cubin, under the name NAME_image.S embeds it by.
+    bool wholeImage = Options.targets.size() == 1;
+    std::string cubin = inWork(Options.name + (wholeImage ? "" : "." + target.code) + ".cubin");
     if (!Plan.relocatable) {
       Plan.compiles.push_back(compile(Options.inputs[0], target, {"-cubin"}, cubin));
       return {target, {cubin}};
     }
-    Step link{"device link (" + target.code + ")", nvcc(), cubin};
+    Step link{"device link (" + target.code + ")", nvcc(), cubin, Options.workDir, {}};
     link.argv.insert(link.argv.end(),
                      {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info", target.gencode()});
     for (size_t i = 0; i < Options.inputs.size(); ++i) {

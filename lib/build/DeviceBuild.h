@@ -27,17 +27,21 @@
 
 namespace tlc {
 
+// Every path here is a name in the work folder (build/ToolPaths.h), and every flag one that
+// reaches nvcc as is: safe for nvcc's shell steps.
 struct DeviceBuildOptions {
   std::string name;
-  std::vector<std::string> inputs;
-  std::vector<GpuTarget> targets; // resolved (resolveTargets), never empty
+  std::vector<std::string> inputs;     // "in0/a.cu"
+  std::vector<std::string> inputDirs;  // per input, its original folder ("src0"), searched first
+  std::vector<std::string> inputNames; // per input, its file name as the user's (progress lines)
+  std::vector<GpuTarget> targets;      // resolved (resolveTargets), never empty
   std::vector<std::string> includeDirs;
-  std::vector<std::string> defines;
+  std::vector<std::string> defines; // -D and -Xnvcc flags as they reach nvcc
   std::string standard = "c++17";
   std::vector<std::string> nvccFlags; // -Xnvcc, passed verbatim
   std::map<std::string, std::vector<std::string>> inputFlags; // per input: from a compile DB
   std::string tlcIncludeDir;
-  std::string workDir;
+  std::string workDir;               // absolute: where the tools run
   std::vector<std::string> launcher; // runs nvcc under this (ccache, sccache), if set
 };
 
@@ -53,8 +57,9 @@ struct DevicePlan {
   std::vector<Step> links;       // one per SASS target, after every compile (relocatable builds)
   std::optional<Step> package;   // fatbinary, after the links (several entries)
   std::vector<TargetImage> targets; // in target order
-  std::string image;             // the final image: a cubin, or the fatbin
-  std::vector<std::string> dependencyFiles; // nvcc's -MF outputs: headers each compile read
+  std::string image;                // the final image (absolute): a cubin, or the fatbin
+  // nvcc's -MF outputs, relative to the work folder: the headers each compile read.
+  std::vector<std::string> dependencyFiles;
   bool relocatable = false;
 
   bool fatbin() const { return package.has_value(); }

@@ -4,6 +4,7 @@
 #include "support/Error.h"
 #include "support/Process.h"
 
+#include "clang/Basic/OffloadArch.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -190,6 +191,10 @@ llvm::Expected<std::vector<GpuTarget>> resolveTargets(const std::vector<std::str
                      [&](const GpuTarget& kept) { return kept.code == target.code; }))
       targets.push_back(target);
   return targets;
+}
+
+bool isKnownParseArch(const std::string& arch) {
+  return clang::StringToOffloadArch(arch) != clang::OffloadArch::UNKNOWN;
 }
 
 std::string parseArchFor(const std::vector<GpuTarget>& targets) {

@@ -2,6 +2,7 @@
 #include "build/Steps.h"
 
 #include "support/Error.h"
+#include "support/Interrupts.h"
 #include "support/Process.h"
 #include "support/Terminal.h"
 
@@ -41,21 +42,44 @@ std::string StepRunner::commandLine(const Step& step) const {
   return display ? display(step.argv) : shellQuote(step.argv);
 }
 
+// The command as it can be run again: in its folder.
+static std::string runnable(const Step& step) {
+  std::string command = shellQuote(step.argv);
+  return step.workingDir.empty() ? command
+                                 : "cd " + shellQuote({step.workingDir}) + " && " + command;
+}
+
 llvm::Error StepRunner::run(const Step& step) const {
   if (verbose) {
     std::lock_guard<std::mutex> lock(outputMutex());
-    llvm::errs() << shellQuote(step.argv) << "\n";
+    llvm::errs() << runnable(step) << "\n";
   }
-  auto result = runCommand(step.argv);
+  RunOptions options;
+  options.workingDir = step.workingDir;
+  // The tools' own temporaries (nvcc's tmpxft_* files) go with the work folder, and their
+  // names are as safe as its own.
+  std::vector<std::string> environment = step.environment;
+  if (!step.workingDir.empty())
+    environment.push_back("TMPDIR=" + step.workingDir);
+  if (!environment.empty())
+    options.environment = environmentWith(environment);
+  options.timeoutSeconds = timeoutSeconds;
+  auto result = runCommand(step.argv, options);
   if (!result)
     return result.takeError();
-  if (result->exitCode != 0)
-    return toolchainError(step.description + " failed (exit code " +
-                          std::to_string(result->exitCode) + "):\n" + result->output +
-                          (verbose ? "" : "command: " + shellQuote(step.argv)));
-  if (!result->output.empty()) {
+  if (result->interrupted)
+    return interruptedError();
+  std::string output = messages ? messages(result->output) : result->output;
+  if (result->timedOut)
+    return toolchainError(step.description + " did not finish within " +
+                          std::to_string(timeoutSeconds) + " s and was stopped (--tool-timeout)" +
+                          (output.empty() ? "" : ":\n" + output));
+  if (!result->succeeded())
+    return toolchainError(step.description + " failed (" + result->status() + "):\n" + output +
+                          (verbose ? "" : "command: " + runnable(step)));
+  if (!output.empty()) {
     std::lock_guard<std::mutex> lock(outputMutex());
-    llvm::errs() << result->output; // a step's warnings
+    llvm::errs() << output; // a step's warnings
   }
   return llvm::Error::success();
 }

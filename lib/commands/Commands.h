@@ -61,6 +61,7 @@ struct BuildOptions {
   std::string depfileTarget;          // --depfile-target; default: OUTDIR/NAME.json
   std::vector<std::string> launcher;  // --launcher: run nvcc under this (ccache, sccache)
   bool noCache = false;               // --no-cache (or TLC_DISABLE_CACHE=1)
+  unsigned toolTimeout = 3600;        // --tool-timeout: seconds a tool may run; 0: no limit
 };
 
 // `tlc build`: a device image, lib<name>.so, <name>.h and <name>.json in the output folder,

@@ -3,6 +3,7 @@
 #include "build/BuildPlan.h"
 #include "build/DeviceBuild.h"
 #include "build/HostBuild.h"
+#include "build/ToolPaths.h"
 
 #include <catch2/catch.hpp>
 
@@ -44,12 +45,10 @@ tlc::HostPlan hostPlan(bool embed = true) {
   tlc::HostBuildOptions host;
   host.name = "m";
   host.compiler = "c++";
-  host.cudaInclude = "/cuda/include";
-  host.tlcInclude = "/tlc/include";
-  host.runtimeLibrary = "/tlc/lib/tlc/libtlc_runtime.a";
-  host.sourceDir = host.workDir = "/stage/work";
-  host.outputDir = "/stage/out";
-  host.library = "/stage/out/libm.so";
+  host.cudaInclude = "cuda-include";
+  host.tlcInclude = "tlc-include";
+  host.runtimeLibrary = "libtlc_runtime.a";
+  host.workDir = "/stage/work";
   host.embedImage = embed;
   return tlc::planHostBuild(host);
 }
@@ -84,8 +83,8 @@ size_t toolNamed(const tlc::BuildPlan& plan, const std::string& description) {
 } // namespace
 
 TEST_CASE("one input compiles whole-program to a cubin per arch", "[plan]") {
-  tlc::DevicePlan device = tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}),
-                                                fakeToolkit());
+  tlc::DevicePlan device =
+      tlc::planDeviceBuild(deviceOptions({"in0/a.cu"}, {"sm_90a"}), fakeToolkit());
   REQUIRE(device.compiles.size() == 1);
   CHECK(device.links.empty());
   CHECK_FALSE(device.package);
@@ -95,13 +94,15 @@ TEST_CASE("one input compiles whole-program to a cubin per arch", "[plan]") {
   CHECK_FALSE(has(argv, "-rdc=true"));
   CHECK(has(argv, "-gencode=arch=compute_90a,code=sm_90a"));
   CHECK(has(argv, "-O3"));
-  CHECK(argv.back() == "/stage/work/m.sm_90a.cubin");
-  CHECK(device.image == "/stage/work/m.sm_90a.cubin");
+  // One cubin is the image, named as NAME_image.S embeds it; tools get relative names.
+  CHECK(argv.back() == "m.cubin");
+  CHECK(device.compiles[0].workingDir == "/stage/work");
+  CHECK(device.image == "/stage/work/m.cubin");
 }
 
 TEST_CASE("several inputs compile relocatable and are device-linked per arch", "[plan]") {
   tlc::DevicePlan device = tlc::planDeviceBuild(
-      deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
+      deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
   CHECK(device.relocatable);
   CHECK(device.compiles.size() == 4);
   for (const tlc::Step& compile : device.compiles)
@@ -115,7 +116,7 @@ TEST_CASE("several inputs compile relocatable and are device-linked per arch", "
 }
 
 TEST_CASE("under a compiler launcher inputs compile with nvcc -c", "[plan]") {
-  tlc::DeviceBuildOptions options = deviceOptions({"/src/a.cu"}, {"sm_90a"});
+  tlc::DeviceBuildOptions options = deviceOptions({"in0/a.cu"}, {"sm_90a"});
   options.launcher = {"ccache"};
   tlc::DevicePlan device = tlc::planDeviceBuild(options, fakeToolkit());
   REQUIRE(device.compiles.size() == 1);
@@ -126,7 +127,7 @@ TEST_CASE("under a compiler launcher inputs compile with nvcc -c", "[plan]") {
 
 TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   tlc::DevicePlan device = tlc::planDeviceBuild(
-      deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
+      deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
   tlc::BuildPlan plan = tlc::planBuild({2, false}, device, hostPlan());
   size_t parse = only(plan, tlc::TaskKind::Parse);
   size_t check = only(plan, tlc::TaskKind::CheckImage);
@@ -162,7 +163,7 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
 
 TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {
   tlc::DevicePlan device =
-      tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}), fakeToolkit());
+      tlc::planDeviceBuild(deviceOptions({"in0/a.cu"}, {"sm_90a"}), fakeToolkit());
   tlc::BuildPlan plan = tlc::planBuild({1, true}, device, hostPlan());
   CHECK(plan.find(tlc::TaskKind::Render) >= 0);
   CHECK(plan.find(tlc::TaskKind::Manifest) < 0);
@@ -174,12 +175,38 @@ TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {
 
 TEST_CASE("an external image plans no embedding", "[plan]") {
   tlc::DevicePlan device =
-      tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}), fakeToolkit());
+      tlc::planDeviceBuild(deviceOptions({"in0/a.cu"}, {"sm_90a"}), fakeToolkit());
   tlc::HostPlan host = hostPlan(false);
   CHECK_FALSE(host.assembleImage);
   tlc::BuildPlan plan = tlc::planBuild({1, false}, device, host);
   for (const tlc::Task& task : plan.tasks)
     CHECK(task.description != "embed the device image");
-  CHECK(has(host.link.argv, "/tlc/lib/tlc/libtlc_runtime.a"));
+  CHECK(has(host.link.argv, "libtlc_runtime.a"));
   CHECK(has(host.link.argv, "-Wl,--exclude-libs,ALL"));
+}
+
+TEST_CASE("every command runs in the work folder and gets only shell-safe arguments", "[plan]") {
+  tlc::DeviceBuildOptions options =
+      deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_80", "sm_90a", "compute_90a"});
+  options.inputDirs = {"src0", "src1"};
+  options.inputNames = {"a$(x).cu", "b.cu"};
+  tlc::DevicePlan device = tlc::planDeviceBuild(options, fakeToolkit());
+  tlc::HostPlan host = hostPlan();
+  std::vector<const tlc::Step*> steps = {&host.compileLauncher, &*host.assembleImage, &host.link};
+  for (const std::vector<tlc::Step>* group : {&device.compiles, &device.links})
+    for (const tlc::Step& step : *group)
+      steps.push_back(&step);
+  steps.push_back(&*device.package);
+  for (const tlc::Step* step : steps) {
+    INFO(step->description);
+    CHECK(step->workingDir == "/stage/work");
+    for (size_t i = 1; i < step->argv.size(); ++i) {
+      INFO(step->argv[i]);
+      CHECK(tlc::isShellSafe(step->argv[i]));
+      CHECK(step->argv[i].find("/stage") == std::string::npos); // relative names only
+    }
+  }
+  // The user's name shows in progress lines; the input's own folder is searched first.
+  CHECK(device.compiles[0].description == "nvcc a$(x).cu (sm_80)");
+  CHECK(has(device.compiles[0].argv, "-Isrc0"));
 }
