@@ -42,8 +42,8 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
     flags.push_back("-I" + dir);
   if (!options.tlcIncludeDir.empty())
     flags.push_back("-I" + options.tlcIncludeDir);
-  for (const std::string& define : options.defines)
-    flags.push_back("-D" + define);
+  for (const std::string& define : options.defines) // -D and -U flags, as they are
+    flags.push_back(define);
   for (const std::string& flag : options.nvccFlags)
     if (!isRelocatableFlag(flag))
       flags.push_back(flag);

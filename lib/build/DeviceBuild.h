@@ -36,7 +36,7 @@ struct DeviceBuildOptions {
   std::vector<std::string> inputNames; // per input, its file name as the user's (progress lines)
   std::vector<GpuTarget> targets;      // resolved (resolveTargets), never empty
   std::vector<std::string> includeDirs;
-  std::vector<std::string> defines; // -D and -Xnvcc flags as they reach nvcc
+  std::vector<std::string> defines; // "-DNAME=VALUE" and "-UNAME" flags, as they reach nvcc
   std::string standard = "c++17";
   std::vector<std::string> nvccFlags; // -Xnvcc, passed verbatim
   std::map<std::string, std::vector<std::string>> inputFlags; // per input: from a compile DB
