@@ -6,6 +6,8 @@
 #include "support/Process.h"
 #include "support/Terminal.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
@@ -81,6 +83,13 @@ llvm::Error StepRunner::run(const Step& step) const {
     std::lock_guard<std::mutex> lock(outputMutex());
     llvm::errs() << output; // a step's warnings
   }
+  // A tool that says it succeeded has written what it was asked for.
+  std::string produced = step.workingDir.empty() || llvm::sys::path::is_absolute(step.output)
+                             ? step.output
+                             : step.workingDir + "/" + step.output;
+  if (!step.output.empty() && !llvm::sys::fs::exists(produced))
+    return toolchainError(step.description + " reported success but wrote no " + step.output +
+                          (verbose ? "" : "\ncommand: " + runnable(step)));
   return llvm::Error::success();
 }
 
