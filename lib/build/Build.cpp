@@ -427,7 +427,10 @@ private:
       *digest = {file, *sha};
     }
     facts.embeddedImage = !Options.externalImage;
-    std::string manifest = buildManifest(Parsed->module, facts).dump(2) + "\n";
+    // A name that is not UTF-8 (a file name) is written with replacement characters.
+    std::string manifest = buildManifest(Parsed->module, facts)
+                               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                           "\n";
     if (llvm::Error error = writeFile(out + "/" + Name + ".json", manifest))
       return error;
     Outputs = {{facts.image.path, facts.image.sha256},
