@@ -5,6 +5,7 @@
 #include "support/Interrupts.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -241,9 +242,14 @@ LockedFolder::~LockedFolder() {
 void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
   std::error_code ec;
   std::vector<std::string> candidates;
-  for (llvm::sys::fs::directory_iterator it(parent, ec), end; it != end && !ec; it.increment(ec))
-    if (llvm::sys::path::filename(it->path()).starts_with(prefix))
+  for (llvm::sys::fs::directory_iterator it(parent, ec), end; it != end && !ec; it.increment(ec)) {
+    // Exactly what LockedFolder and the writer name: the prefix and 12 letters or digits.
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    llvm::StringRef suffix = name.drop_front(prefix.size());
+    if (name.starts_with(prefix) && suffix.size() == 12 &&
+        llvm::all_of(suffix, [](char c) { return llvm::isDigit(c) || llvm::isLower(c); }))
       candidates.push_back(it->path());
+  }
   for (const std::string& path : candidates) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)

@@ -55,8 +55,9 @@ private:
   bool Kept = false;
 };
 
-// Removes the entries of `parent` whose names start with `prefix` and that no live process holds
-// locked (what a killed tlc left). Entries it cannot lock, or that are not tlc's, are left alone.
+// Removes the entries of `parent` named `prefix` and 12 letters or digits (as LockedFolder and
+// writeFile name them) that no live process holds locked: what a killed tlc left. Entries it
+// cannot lock, or that are not this user's, are left alone.
 void removeAbandoned(const std::string& parent, llvm::StringRef prefix);
 
 } // namespace tlc
