@@ -249,6 +249,7 @@ int main(int argc, char** argv) {
     return finish(tlc::runBuild(build));
   }
 
+  tlc::printToolMessage(tlc::MessageKind::Error, "no command given (run 'tlc --help' for usage)");
   llvm::errs() << app.help();
   return kUsageError;
 }
