@@ -523,8 +523,6 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit to
   return tools;
 }
 
-} // namespace
-
 // The options the tools get: the inputs copied into the work folder and every other path a
 // link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
 llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools) {
@@ -587,6 +585,8 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   }
   return view;
 }
+
+} // namespace
 
 llvm::Error runBuild(const BuildOptions& requested) {
   if (requested.outputDir.empty())

@@ -23,9 +23,9 @@ bool isShellSafe(llvm::StringRef text) {
 
 std::string safeFileName(llvm::StringRef name) {
   llvm::StringRef extension = llvm::sys::path::extension(name);
-  llvm::StringRef stem = name.drop_back(extension.size());
   if (!isShellSafe(extension))
     extension = "";
+  llvm::StringRef stem = name.drop_back(extension.size());
   std::string safe;
   for (char c : stem)
     safe += llvm::isAlnum(c) || c == '_' || c == '-' || c == '.' ? c : '_';
