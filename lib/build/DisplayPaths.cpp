@@ -40,7 +40,8 @@ std::string DisplayPaths::operator()(const std::string& path) const {
     return input(path);
   // Arguments such as -I/abs/dir or --create=/abs/file carry paths after a prefix; the inputs'
   // common folder itself is ".".
-  llvm::StringRef root = llvm::StringRef(Root).drop_back();
+  llvm::StringRef root = llvm::StringRef(Root);
+  root.consume_back("/");
   if (!root.empty() && llvm::StringRef(path).ends_with(root)) {
     size_t at = path.size() - root.size();
     if (at == 0 || path[at - 1] == '=' || llvm::StringRef(path).take_front(at) == "-I")

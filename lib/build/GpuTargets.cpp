@@ -200,8 +200,8 @@ bool isKnownParseArch(const std::string& arch) {
 std::string parseArchFor(const std::vector<GpuTarget>& targets) {
   auto numberOf = [](const GpuTarget& target) {
     unsigned number = 0;
-    llvm::StringRef digits = target.number();
-    digits.take_while(llvm::isDigit).getAsInteger(10, number);
+    std::string text = target.number(); // kept: the StringRef below must not outlive it
+    llvm::StringRef(text).take_while(llvm::isDigit).getAsInteger(10, number);
     return number;
   };
   const GpuTarget* best = nullptr;

@@ -244,9 +244,8 @@ void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
   std::vector<std::string> candidates;
   for (llvm::sys::fs::directory_iterator it(parent, ec), end; it != end && !ec; it.increment(ec)) {
     // Exactly what LockedFolder and the writer name: the prefix and 12 letters or digits.
-    llvm::StringRef name = llvm::sys::path::filename(it->path());
-    llvm::StringRef suffix = name.drop_front(prefix.size());
-    if (name.starts_with(prefix) && suffix.size() == 12 &&
+    llvm::StringRef suffix = llvm::sys::path::filename(it->path());
+    if (suffix.consume_front(prefix) && suffix.size() == 12 &&
         llvm::all_of(suffix, [](char c) { return llvm::isDigit(c) || llvm::isLower(c); }))
       candidates.push_back(it->path());
   }

@@ -96,7 +96,7 @@ TEST_CASE("macros stay on nvcc's command line until the first unsafe one", "[har
   CHECK(paths.forceInclude("n.h", none).empty());
 }
 
-TEST_CASE("paths in nvcc flags become links; unsafe flags are usage errors naming them",
+TEST_CASE("paths in nvcc flags become links, unsafe flags are usage errors naming them",
           "[hardening]") {
   ToolPaths paths;
   ToolPaths::Macros macros;
@@ -150,7 +150,7 @@ TEST_CASE("depfiles spell ' ', '#', ':' and '$' and refuse what Make cannot spel
   }
 }
 
-TEST_CASE("text in generated comments cannot end them; C-reserved fields are renamed",
+TEST_CASE("text in generated comments cannot end them, C-reserved fields are renamed",
           "[hardening]") {
   CHECK(commentText("a*/b/*c") == "a*\\/b/\\*c");
   CHECK(commentText("x\n#error y") == "x\\x0a#error y");
@@ -163,7 +163,7 @@ TEST_CASE("text in generated comments cannot end them; C-reserved fields are ren
   CHECK(cFieldName("value") == "value");
 }
 
-TEST_CASE("cache sizes never wrap around; TLC_DISABLE_CACHE takes yes and no", "[hardening]") {
+TEST_CASE("cache sizes never wrap around and TLC_DISABLE_CACHE takes yes and no", "[hardening]") {
   auto size = parseSize("16777215T");
   REQUIRE_EXPECTED(size);
   CHECK(*size == 16777215ull << 40);
