@@ -62,6 +62,7 @@ Compiles CUDA kernels with ``tlc build`` into a launcher library and makes a tar
                            [NVCC_FLAGS <flag>...]
                            [ENTRIES <kernel>...]
                            [EXTERNAL_IMAGE]
+                           [PYTHON]
                            [OUTPUT_DIRECTORY <dir>])
 
 Arguments
@@ -96,6 +97,11 @@ Arguments
 ``EXTERNAL_IMAGE``
   ``lib<name>.so`` loads ``<name>.cubin``/``.fatbin`` from its own folder instead of embedding it.
 
+``PYTHON``
+  Also build the Python package ``<name>/`` beside the library (``tlc build --python``): one
+  function per launcher, importable straight from the output folder (docs/python.md). Needs a
+  tlc built with Python support.
+
 ``OUTPUT_DIRECTORY``
   Where ``tlc build`` writes ``lib<name>.so``, ``<name>.h``, ``<name>.json`` and the image.
   Default: ``${CMAKE_CURRENT_BINARY_DIR}/<name>``; a relative path is relative to that folder.
@@ -105,7 +111,8 @@ Arguments
 The target ``<name>`` is a global imported shared library: linking it puts ``<name>.h`` and
 CUDA's include folder on the include path, links ``lib<name>.so`` and builds it first. Its
 properties ``TLC_OUTPUT_DIRECTORY`` and ``TLC_IMAGE`` name the output folder and device image
-(for install() rules, or to ship the image of an ``EXTERNAL_IMAGE`` library). ``tlc`` runs again
+(for install() rules, or to ship the image of an ``EXTERNAL_IMAGE`` library); with ``PYTHON``,
+``TLC_PYTHON_PATH`` is the folder to put on ``sys.path`` (``PYTHONPATH``) to import ``<name>``. ``tlc`` runs again
 when a source, a header they include, a template or tlc itself changes; outputs whose content
 did not change are left alone, so nothing downstream rebuilds for nothing.
 
@@ -123,7 +130,7 @@ Example
   target_link_libraries(app PRIVATE kernels)   # main.c: #include "kernels.h"
 #]=======================================================================]
 function(tlc_add_launcher_library name)
-  set(options EXTERNAL_IMAGE)
+  set(options EXTERNAL_IMAGE PYTHON)
   set(oneValue OUTPUT_DIRECTORY)
   set(multiValue SOURCES ARCHS INCLUDE_DIRECTORIES COMPILE_DEFINITIONS NVCC_FLAGS ENTRIES)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "${oneValue}" "${multiValue}")
@@ -137,7 +144,7 @@ function(tlc_add_launcher_library name)
     _tlc_launcher_fail("a target named '${name}' already exists")
   endif()
   set(keywords "SOURCES, ARCHS, INCLUDE_DIRECTORIES, COMPILE_DEFINITIONS, NVCC_FLAGS, ENTRIES, "
-               "EXTERNAL_IMAGE, OUTPUT_DIRECTORY")
+               "EXTERNAL_IMAGE, PYTHON, OUTPUT_DIRECTORY")
   string(JOIN "" keywords ${keywords})
   if(ARG_UNPARSED_ARGUMENTS)
     list(JOIN ARG_UNPARSED_ARGUMENTS " " unknown)
@@ -225,6 +232,14 @@ function(tlc_add_launcher_library name)
   if(ARG_EXTERNAL_IMAGE)
     list(APPEND args --external-image)
   endif()
+  set(pythonFiles)
+  if(ARG_PYTHON)
+    list(APPEND args --python)
+    foreach(file IN ITEMS __init__.py __init__.pyi py.typed tlc/__init__.py tlc/__init__.pyi
+                          tlc/_ext.abi3.so)
+      list(APPEND pythonFiles "${outDir}/${name}/${file}")
+    endforeach()
+  endif()
   # The `=` form, so that a launcher argument starting with '-' is not read as a tlc option.
   foreach(launcher IN LISTS CMAKE_CUDA_COMPILER_LAUNCHER)
     list(APPEND args "--launcher=${launcher}")
@@ -240,6 +255,7 @@ function(tlc_add_launcher_library name)
   add_custom_command(
     OUTPUT "${stamp}"
     BYPRODUCTS "${library}" "${outDir}/${name}.h" "${outDir}/${name}.json" "${image}"
+               ${pythonFiles}
     COMMAND tlc::tlc build ${args} -o "${outDir}" --name "${name}" -q
             --depfile "${depfile}" --depfile-target "${stamp}"
     COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
@@ -262,5 +278,8 @@ function(tlc_add_launcher_library name)
     INTERFACE_INCLUDE_DIRECTORIES "${outDir};${cudaIncludeDirs}"
     TLC_OUTPUT_DIRECTORY "${outDir}"
     TLC_IMAGE "${image}")
+  if(ARG_PYTHON)
+    set_target_properties(${name} PROPERTIES TLC_PYTHON_PATH "${outDir}")
+  endif()
   add_dependencies(${name} ${name}_tlc)
 endfunction()

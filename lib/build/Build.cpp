@@ -4,21 +4,29 @@
 #include "build/BuildPlan.h"
 #include "build/Depfile.h"
 #include "build/DeviceBuild.h"
+#include "build/DeviceImage.h"
 #include "build/DisplayPaths.h"
 #include "build/Executor.h"
 #include "build/Steps.h"
+#include "build/SymbolResolution.h"
 #include "build/HostBuild.h"
+#include "build/ImageCheck.h"
 #include "build/Manifest.h"
 #include "build/Publish.h"
+#include "build/PythonBuild.h"
 #include "build/Steps.h"
 #include "build/ToolPaths.h"
 #include "build/Toolchain.h"
 #include "cache/Cache.h"
 #include "checks/Analysis.h"
 #include "checks/Entries.h"
+#include "checks/SourceDiagnostics.h"
+#include "model/DerivedFacts.h"
+#include "model/LauncherNames.h"
 #include "commands/Commands.h"
 #include "frontend/Frontend.h"
 #include "render/LauncherView.h"
+#include "render/PythonView.h"
 #include "render/Templates.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -42,20 +50,25 @@ namespace tlc {
 
 namespace {
 
+// The module's name: --name, else the first input's stem. It prefixes the whole generated API,
+// so it must be a C identifier, and it may not begin with tlc_'s own prefix (`tlc`, `TLC_`...),
+// which keeps every name tlc makes (tlc_NAME_*, TLC_NAME_*) apart from every launcher (NAME_*).
 llvm::Expected<std::string> moduleName(const BuildOptions& options) {
-  if (!options.name.empty()) {
-    if (!isCIdentifier(options.name))
-      return usageError("--name '" + options.name +
-                        "' is not a C identifier (it prefixes every "
-                        "function of the generated API)");
-    return options.name;
+  std::string name = options.name;
+  std::string source = "--name '" + name + "'";
+  if (name.empty()) {
+    std::string file = llvm::sys::path::filename(options.sources.inputs.front()).str();
+    name = identifierFrom(llvm::sys::path::stem(file).str());
+    source = "the module name '" + name + "' (from " + file + ", as no --name was given)";
   }
-  const std::string& first = options.sources.inputs.front();
-  std::string name = identifierFrom(llvm::sys::path::stem(first).str());
   if (!isCIdentifier(name))
-    return usageError("the module's name would come from '" + first + "', but '" + name +
-                      "' is not a C identifier (it prefixes every function of the generated "
-                      "API); pass --name NAME");
+    return usageError(source + " is not a C identifier (it prefixes every function of the "
+                      "generated API); choose one with --name");
+  llvm::StringRef lower = llvm::StringRef(name).lower();
+  std::string folded = lower.str();
+  if (folded == "tlc" || llvm::StringRef(folded).starts_with("tlc_"))
+    return usageError(source + " begins with tlc's own prefix, which names the API every "
+                      "module shares (tlc_config, tlc_NAME_load, ...); choose another with --name");
   return name;
 }
 
@@ -90,10 +103,13 @@ struct ToolView {
   ToolPaths names;
   DeviceBuildOptions device;
   HostBuildOptions host;
+  std::optional<PythonBuildOptions> python; // with --python
 
   void setWorkDir(const std::string& dir) {
     names.setWorkDir(dir);
     device.workDir = host.workDir = dir;
+    if (python)
+      python->workDir = dir;
   }
 };
 
@@ -101,11 +117,14 @@ class Builder : public TaskHandler {
 public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
           BuildCache* cache, ToolView view)
-      : Options(options), Name(options.name), Tools(std::move(tools)), Work(std::move(staging)),
+      : Options(options), Name(Options.name), Tools(std::move(tools)), Work(std::move(staging)),
         Names(std::move(view.names)), Paths(options.sources.inputs, Work->workDir()),
         Slots(effectiveJobs(options.sources.frontend.jobs)), Cache(cache),
-        Device(planDeviceBuild(view.device, Tools.toolkit)),
-        Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)) {
+        DeviceOptions(std::move(view.device)),
+        Device(planDeviceBuild(DeviceOptions, Tools.toolkit)),
+        Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)),
+        Python(view.python ? std::optional<PythonPlan>(planPythonBuild(*view.python))
+                           : std::nullopt) {
     Runner.verbose = options.sources.verbose;
     Runner.timeoutSeconds = options.toolTimeout;
     Runner.display = [this](const std::vector<std::string>& argv) {
@@ -136,6 +155,9 @@ public:
         inputs.push_back(absolutePath(input));
       std::vector<std::string> outputs = {imageFile(), "lib" + Name + ".so", Name + ".h",
                                           Name + ".json"};
+      if (Options.python)
+        for (const std::string& file : pythonPackageFiles(Name).all())
+          outputs.push_back(file);
       if (std::optional<CacheHit> hit = Cache->find(key, outputs, inputs);
           hit && Cache->restore(*hit, Work->outputsDir())) {
         Cache->count(true);
@@ -149,13 +171,7 @@ public:
 
     if (llvm::Error error = Names.materialize())
       return error;
-    BuildPlanOptions planOptions;
-    planOptions.inputCount = Options.sources.inputs.size();
-    planOptions.emitOnly = Options.emitOnly;
-    BuildPlan plan = planBuild(planOptions, Device, Host);
-    Progress progress(plan.progressTotal(), Options.quiet);
-    auto announce = [&](const Task& task) { progress.start(task.description); };
-    if (llvm::Error error = firstFailure(plan, executePlan(plan, *this, Slots, announce)))
+    if (llvm::Error error = execute())
       return error;
 
     std::vector<std::string> dependencies = dependenciesOf();
@@ -164,6 +180,12 @@ public:
       std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp", imageFile()};
       if (!Options.externalImage)
         sources.push_back(Name + "_image.S");
+      if (Options.python) {
+        sources.push_back(Name + "_python.c");
+        for (const std::string& file : pythonPackageFiles(Name).all())
+          if (file != pythonPackageFiles(Name).extension)
+            sources.push_back(file);
+      }
       return finish(sources, Name + ".h", dependencies);
     }
     if (Cache)
@@ -173,6 +195,31 @@ public:
     return finish(fileNames(Outputs), Name + ".json", dependencies);
   }
 
+  // Plans the build and runs the plan. A device-side kernel launch (dynamic parallelism) is
+  // found by the parse, which runs beside nvcc: in code planned whole-program, nvcc refuses it,
+  // and the build runs again as relocatable device code, parse included (nvcc then defines
+  // __CUDACC_RDC__, which the parse must see too).
+  llvm::Error execute() {
+    BuildPlanOptions planOptions;
+    planOptions.inputCount = Options.sources.inputs.size();
+    planOptions.emitOnly = Options.emitOnly;
+    planOptions.python = Options.python;
+    BuildPlan plan = planBuild(planOptions, Device, Host, Python ? &*Python : nullptr);
+    Progress progress(plan.progressTotal(), Options.quiet);
+    auto announce = [&](const Task& task) { progress.start(task.description); };
+    std::vector<TaskFailure> failures = executePlan(plan, *this, Slots, announce);
+    if (!failures.empty() && !Device.relocatable && Parsed && Parsed->module.deviceSideLaunch) {
+      for (TaskFailure& failure : failures)
+        llvm::consumeError(std::move(failure.error));
+      Options.sources.frontend.relocatable = true;
+      DeviceOptions.relocatable = true;
+      Device = planDeviceBuild(DeviceOptions, Tools.toolkit);
+      Parsed.reset();
+      return execute();
+    }
+    return firstFailure(plan, std::move(failures));
+  }
+
   // The plan's tasks.
   llvm::Error run(const Task& task) override {
     switch (task.kind) {
@@ -180,6 +227,11 @@ public:
       return parse();
     case TaskKind::Tool:
       return Runner.run(*task.step);
+    case TaskKind::ExtractPtx:
+      for (const PtxExtraction& extraction : Device.ptxExtractions)
+        if (llvm::Error error = extractPtx(extraction))
+          return error;
+      return llvm::Error::success();
     case TaskKind::CheckImage:
       return checkImage();
     case TaskKind::Render:
@@ -188,6 +240,8 @@ public:
       return readToolVersions();
     case TaskKind::Manifest:
       return writeManifest();
+    case TaskKind::RenderPython:
+      return renderPython();
     }
     return internalError("unknown build task '" + task.description + "'");
   }
@@ -232,27 +286,26 @@ private:
     return Work->publish(files);
   }
 
-  // Every file the build read: inputs, the headers Clang and nvcc opened, the templates, the
-  // runtime's header and library.
+  // Every file the build read: inputs, the headers the parse opened (the device side, for each
+  // arch it parsed: what nvcc compiles into the image), the templates, the runtime's header and
+  // library.
   std::vector<std::string> dependenciesOf() const {
     std::set<std::string> files;
     for (const std::string& file : Options.sources.inputs)
       files.insert(absolutePath(file));
     for (const std::string& file : Parsed->filesRead)
       files.insert(absolutePath(file));
-    // nvcc names files as it was given them; what tlc made in the work folder is not read
-    // from the user's files.
-    llvm::StringRef work = Work->workDir();
-    for (const std::string& depfile : Device.dependencyFiles)
-      for (const std::string& file : readDependencyFile(Work->workDir() + "/" + depfile))
-        if (std::string path = Names.outside(file);
-            !llvm::StringRef(path).starts_with((work + "/").str()))
-          files.insert(path);
     for (const std::string& file : Tools.templates.files())
       files.insert(absolutePath(file));
     files.insert(absolutePath(Tools.launcherTypesPath));
     if (!Options.emitOnly)
       files.insert(absolutePath(Options.runtimeLibrary));
+    if (Options.python) {
+      for (const std::string& file : pythonInputs())
+        files.insert(absolutePath(file));
+      if (!Options.emitOnly)
+        files.insert(absolutePath(Options.pythonLibrary));
+    }
     return {files.begin(), files.end()};
   }
 
@@ -283,6 +336,14 @@ private:
     key.add("launcher-types", Tools.launcherTypes);
     if (llvm::Error error = key.addFile("runtime-library", Options.runtimeLibrary))
       return error;
+    if (Options.python) {
+      if (llvm::Error error = key.addFile("python-library", Options.pythonLibrary))
+        return error;
+      for (const std::string& file : pythonInputs())
+        if (llvm::Error error = key.addFile("python " + file, file))
+          return error;
+      key.add("python-include", pythonIncludeDir());
+    }
     return key.digest();
   }
 
@@ -298,6 +359,15 @@ private:
     return digest;
   }
 
+  // What the Python package is made from besides the templates and the binding library: the
+  // helper submodule's files, the binding's header and the Python headers' version.
+  std::vector<std::string> pythonInputs() const {
+    return {Options.pythonHelpersDir + "/tlc/__init__.py",
+            Options.pythonHelpersDir + "/tlc/__init__.pyi",
+            Options.sources.frontend.tlcIncludeDir + "/tlc/python.h",
+            std::string(pythonIncludeDir()) + "/patchlevel.h"};
+  }
+
   std::string imageFile() const { return imageFileName(Name, Options.targets); }
 
   // The sources are temporaries, unless they are what was asked for (--emit-only).
@@ -305,7 +375,7 @@ private:
     return Options.emitOnly ? Work->outputsDir() : Work->workDir();
   }
 
-  // Task: parse and check every input, then keep the kernels --entry selects.
+  // Task: parse and check every input.
   llvm::Error parse() {
     auto analyzed = analyze(Options.sources.inputs, Options.sources.frontend, Tools.toolkit,
                             &Slots);
@@ -314,21 +384,100 @@ private:
     Module& module = analyzed->module;
     if (module.kernels.empty())
       return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
-    if (llvm::Error error = selectEntries(module, Options.entries))
-      return error;
     Paths.relativize(module);
     Parsed = std::move(*analyzed);
+    if (Options.emitOnly)
+      return llvm::Error::success();
+    // The launcher as Clang names the kernels, so it compiles while nvcc runs: nvcc agrees for
+    // every kernel with external linkage. The final render corrects the rest (render()).
+    Module guess = Parsed->module;
+    if (llvm::Error error = selectEntries(guess, Options.entries)) {
+      llvm::consumeError(std::move(error)); // the check reports it, with the final symbols
+      guess = Parsed->module;
+    }
+    return renderSources(guess);
+  }
+
+  // Kernels some target holds that the parse did not see, being for another arch (code under
+  // `#if __CUDA_ARCH__ < 900`, say): the inputs are parsed again for each other arch of the
+  // build, and the kernels found there join the module.
+  llvm::Error parseOtherArchs(std::set<std::string> undeclared, const EntriesByInput& entries) {
+    Module& module = Parsed->module;
+    std::set<std::string> archs;
+    for (const GpuTarget& target : Options.targets)
+      archs.insert("sm_" + target.number());
+    archs.erase(Options.sources.frontend.arch);
+    for (const std::string& arch : archs) {
+      if (undeclared.empty())
+        break;
+      FrontendOptions frontend = Options.sources.frontend;
+      frontend.arch = arch;
+      auto analyzed = analyze(Options.sources.inputs, frontend, Tools.toolkit, &Slots);
+      if (!analyzed)
+        return analyzed.takeError();
+      Module& other = analyzed->module;
+      Paths.relativize(other);
+      if (llvm::Error error = resolveKernelSymbols(other, entries))
+        return error;
+      for (Kernel& kernel : other.kernels)
+        if (undeclared.erase(kernel.symbol))
+          module.kernels.push_back(std::move(kernel));
+      for (const std::string& entry : other.otherEntries)
+        if (undeclared.erase(entry))
+          module.otherEntries.push_back(entry);
+      Parsed->filesRead.insert(Parsed->filesRead.end(), analyzed->filesRead.begin(),
+                               analyzed->filesRead.end());
+    }
+    SourceDiagnostics diagnostics(llvm::errs(), Options.sources.frontend.color);
+    if (!assignLauncherNames(module.kernels, diagnostics))
+      return reportedInputError("launcher names collide");
+    deriveFacts(module);
     return llvm::Error::success();
   }
 
-  // Task: every image's symbol table against the parsed kernels; the image goes to the outputs.
+  // Each input's entry symbols, by its name in the module: from the image itself for one input
+  // compiled whole-program, else from each input's own relocatable object.
+  llvm::Expected<EntriesByInput> entriesByInput() const {
+    EntriesByInput entries;
+    const std::vector<std::string>& inputs = Options.sources.inputs;
+    const TargetImage& first = Device.targets.front();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string& file = first.perInput.empty() ? Device.image : first.perInput[i];
+      auto contents = readDeviceImageFile(file);
+      if (!contents)
+        return contents.takeError();
+      std::set<std::string>& symbols = entries[Paths.input(inputs[i])];
+      for (const ImageContents::Part& part : contents->parts)
+        for (const ImageEntry& entry : part.info.entries)
+          symbols.insert(entry.symbol);
+    }
+    return entries;
+  }
+
+  // Task: every kernel's symbol from the image (build/SymbolResolution.h), then every target's
+  // symbol table against the parsed kernels; the image goes to the outputs.
   llvm::Error checkImage() {
-    if (llvm::Error error = verifyImages(Device, Parsed->module))
+    auto entries = entriesByInput();
+    if (!entries)
+      return entries.takeError();
+    if (llvm::Error error = resolveKernelSymbols(Parsed->module, *entries))
       return error;
-    std::string published = Work->outputsDir() + "/" + imageFile();
-    if (auto ec = llvm::sys::fs::copy_file(Device.image, published))
-      return inputError("cannot write '" + published + "': " + ec.message());
-    return llvm::Error::success();
+    std::set<std::string> fromInputs;
+    for (const auto& [input, symbols] : *entries)
+      fromInputs.insert(symbols.begin(), symbols.end());
+    auto targetEntries = readTargetEntries(Device, fromInputs);
+    if (!targetEntries)
+      return targetEntries.takeError();
+    if (std::set<std::string> undeclared = undeclaredEntries(Parsed->module, *targetEntries);
+        !undeclared.empty())
+      if (llvm::Error error = parseOtherArchs(std::move(undeclared), *entries))
+        return error;
+    if (llvm::Error error = assignKernelTargets(Parsed->module, Device, *targetEntries))
+      return error;
+    // --entry names kernels by their final symbols too; the others stay in the image.
+    if (llvm::Error error = selectEntries(Parsed->module, Options.entries))
+      return error;
+    return copyFile(Device.image, Work->outputsDir() + "/" + imageFile());
   }
 
   LauncherFacts launcherFacts() const {
@@ -353,10 +502,10 @@ private:
     return writeFile(path, *text);
   }
 
-  // Task: NAME.h, NAME_launcher.cpp and NAME_image.S from the checked module. The header is
-  // an output, and the launcher's compile reads it beside the sources.
-  llvm::Error render() {
-    nlohmann::json view = launcherView(Parsed->module, launcherFacts());
+  // NAME.h, NAME_launcher.cpp and NAME_image.S from `module`; remembers the launcher's text.
+  // The header is an output, and the launcher's compile reads it beside the sources.
+  llvm::Error renderSources(const Module& module) {
+    nlohmann::json view = launcherView(module, launcherFacts());
     if (llvm::Error error =
             renderFile("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
       return error;
@@ -364,20 +513,68 @@ private:
       if (llvm::Error error =
               copyFile(Work->outputsDir() + "/" + Name + ".h", sourceDir() + "/" + Name + ".h"))
         return error;
-    if (llvm::Error error =
-            renderFile("launcher.cpp", view, sourceDir() + "/" + Name + "_launcher.cpp"))
-      return error;
+    auto launcher = Tools.templates.render("launcher.cpp", view);
+    if (!launcher)
+      return launcher.takeError();
+    if (*launcher != RenderedLauncher) {
+      RenderedLauncher = std::move(*launcher);
+      if (llvm::Error error =
+              writeFile(sourceDir() + "/" + Name + "_launcher.cpp", RenderedLauncher))
+        return error;
+      LauncherCompiled = false;
+    }
     if (!Options.externalImage)
       return renderFile("image.S", view, sourceDir() + "/" + Name + "_image.S");
     return llvm::Error::success();
   }
 
-  // Task: the versions the manifest records.
+  // Task: the sources from the checked module. The launcher compiled from the parse's guess is
+  // compiled again only if the image's symbols, targets or --entry changed it.
+  llvm::Error render() {
+    LauncherCompiled = !Options.emitOnly; // the compile task ran on the guess
+    if (llvm::Error error = renderSources(Parsed->module))
+      return error;
+    if (LauncherCompiled || Options.emitOnly)
+      return llvm::Error::success();
+    return Runner.run(Host.compileLauncher);
+  }
+
+  // Task: the package NAME/ (its Python files) in the outputs, NAME_python.c with the sources.
+  llvm::Error renderPython() {
+    if (llvm::Error error = checkPythonNames(Parsed->module))
+      return error;
+    nlohmann::json view = launcherView(Parsed->module, launcherFacts());
+    addPythonView(Parsed->module, view);
+    const std::string& out = Work->outputsDir();
+    PythonPackageFiles files = pythonPackageFiles(Name);
+    if (auto ec = llvm::sys::fs::create_directories(out + "/" + Name + "/tlc"))
+      return inputError("cannot create '" + out + "/" + Name + "/tlc': " + ec.message());
+    std::pair<const char*, std::string> rendered[] = {
+        {"python_module.c", sourceDir() + "/" + Name + "_python.c"},
+        {"python_init.py", out + "/" + files.init},
+        {"python_stubs.pyi", out + "/" + files.stubs},
+    };
+    for (const auto& [templateName, path] : rendered)
+      if (llvm::Error error = renderFile(templateName, view, path))
+        return error;
+    if (llvm::Error error = writeFile(out + "/" + files.marker, ""))
+      return error;
+    std::pair<std::string, std::string> copied[] = {
+        {Options.pythonHelpersDir + "/tlc/__init__.py", out + "/" + files.helpers},
+        {Options.pythonHelpersDir + "/tlc/__init__.pyi", out + "/" + files.helperStubs},
+    };
+    for (const auto& [from, to] : copied) {
+      if (!llvm::sys::fs::exists(from))
+        return toolchainError("'" + from + "' is missing (reinstall tlc)");
+      if (llvm::Error error = copyFile(from, to))
+        return error;
+    }
+    return llvm::Error::success();
+  }
+
+  // Task: the versions the manifest records (nvcc's was read when the toolkit was found).
   llvm::Error readToolVersions() {
-    auto release = nvccVersion(Tools.toolkit);
-    if (!release)
-      return release.takeError();
-    NvccRelease = *release;
+    NvccRelease = Tools.toolkit.release;
     HostRelease = hostCompilerVersion(Tools.compiler);
     return llvm::Error::success();
   }
@@ -399,9 +596,11 @@ private:
       if (*step)
         steps.push_back(&**step);
     steps.push_back(&Host.compileLauncher);
-    if (Host.assembleImage)
-      steps.push_back(&*Host.assembleImage);
     steps.push_back(&Host.link);
+    if (Python) {
+      steps.push_back(&Python->compileExtension);
+      steps.push_back(&Python->linkExtension);
+    }
     for (const Step* step : steps)
       facts.commands.push_back(Runner.commandLine(*step));
 
@@ -427,6 +626,23 @@ private:
       *digest = {file, *sha};
     }
     facts.embeddedImage = !Options.externalImage;
+    if (Options.python) {
+      PythonPackageFiles files = pythonPackageFiles(Name);
+      if (llvm::Error error = copyFile(Work->workDir() + "/" + pythonExtensionWorkName(Name),
+                                       out + "/" + files.extension, 0777))
+        return error;
+      std::pair<const char*, std::string> roles[] = {
+          {"python_init", files.init},         {"python_stubs", files.stubs},
+          {"python_marker", files.marker},     {"python_helpers", files.helpers},
+          {"python_helper_stubs", files.helperStubs}, {"python_extension", files.extension},
+      };
+      for (const auto& [role, file] : roles) {
+        auto sha = sha256OfFile(out + "/" + file);
+        if (!sha)
+          return sha.takeError();
+        facts.python.push_back({role, {file, *sha}});
+      }
+    }
     // A name that is not UTF-8 (a file name) is written with replacement characters.
     std::string manifest = buildManifest(Parsed->module, facts)
                                .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
@@ -437,10 +653,12 @@ private:
                {facts.library.path, facts.library.sha256},
                {facts.header.path, facts.header.sha256},
                {Name + ".json", sha256Hex(manifest)}};
+    for (const auto& [role, digest] : facts.python)
+      Outputs.push_back({digest.path, digest.sha256});
     return llvm::Error::success();
   }
 
-  const BuildOptions& Options;
+  BuildOptions Options; // its code becomes relocatable when the parse finds a device-side launch
   const std::string& Name;
   BuildTools Tools;
   std::unique_ptr<Staging> Work;
@@ -448,13 +666,17 @@ private:
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
-  const DevicePlan Device;
+  DeviceBuildOptions DeviceOptions; // relocatable when the parse finds a device-side launch
+  DevicePlan Device;
   const HostPlan Host;
+  const std::optional<PythonPlan> Python; // with --python
   StepRunner Runner;
   std::mutex DigestMutex;
   std::map<std::string, std::string> InputDigests; // by input path
   // What the tasks found, each written by one task and read by the tasks after it.
   std::optional<Analysis> Parsed;
+  std::string RenderedLauncher; // NAME_launcher.cpp as last written
+  bool LauncherCompiled = false; // ...and compiled since
   std::string NvccRelease, HostRelease;
   std::vector<CachedFile> Outputs;
 };
@@ -488,9 +710,14 @@ llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
   if (!targets)
     return targets.takeError();
   options.targets = std::move(*targets);
-  // Parse for the newest arch built: its kernels are the ones the launcher must reach.
-  if (options.sources.frontend.arch.empty())
-    options.sources.frontend.arch = parseArchFor(options.targets);
+  // Parse for the newest arch built: its kernels are the ones the launcher must reach. The parse
+  // sees what nvcc sees: its flags and whether the code is relocatable.
+  FrontendOptions& frontend = options.sources.frontend;
+  if (frontend.arch.empty())
+    frontend.arch = parseArchFor(options.targets);
+  frontend.nvccFlags = options.nvccFlags;
+  frontend.relocatable = relocatableCode(options.sources.inputs.size(), options.nvccFlags,
+                                         !options.launcher.empty());
   auto name = moduleName(options);
   if (!name)
     return name.takeError();
@@ -509,6 +736,22 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit to
     if (!llvm::sys::fs::exists(options.runtimeLibrary))
       return toolchainError("the launcher runtime '" + options.runtimeLibrary +
                             "' is missing (reinstall tlc)");
+  }
+  if (options.python) {
+    if (!*pythonIncludeDir())
+      return toolchainError("this tlc was built without Python support: install Python's and "
+                            "DLPack's headers (Debian: python3-dev libdlpack-dev) and build tlc "
+                            "again (docs/python.md)");
+    for (const std::string& file :
+         {options.emitOnly ? std::string() : options.pythonLibrary,
+          options.pythonHelpersDir + "/tlc/__init__.py",
+          std::string(pythonIncludeDir()) + "/Python.h"})
+      if (!file.empty() && !llvm::sys::fs::exists(file))
+        return toolchainError("'" + file + "' is missing (" +
+                              (llvm::StringRef(file).ends_with("Python.h")
+                                   ? std::string("install python3-dev")
+                                   : std::string("reinstall tlc")) +
+                              ")");
   }
   auto templates = TemplateSet::load(options.templateDir);
   if (!templates)
@@ -534,6 +777,7 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   device.targets = options.targets;
   device.standard = frontend.standard;
   device.launcher = options.launcher;
+  device.relocatable = frontend.relocatable;
   for (size_t i = 0; i < options.sources.inputs.size(); ++i) {
     device.inputs.push_back(names.input(i, options.sources.inputs[i]));
     device.inputDirs.push_back(names.inputFolder(i));
@@ -582,6 +826,15 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
     host.tlcInclude = names.link(frontend.tlcIncludeDir, "tlc-include");
     host.runtimeLibrary = names.link(options.runtimeLibrary, "libtlc_runtime.a");
     host.runtimeFlags = runtimeArchiveFlags();
+  }
+  if (options.python && !options.emitOnly) {
+    PythonBuildOptions& python = view.python.emplace();
+    python.name = options.name;
+    python.compiler = tools.compiler.path;
+    python.pythonInclude = names.link(pythonIncludeDir(), "python-include");
+    python.tlcInclude = host.tlcInclude;
+    python.cudaInclude = host.cudaInclude;
+    python.bindingLibrary = names.link(options.pythonLibrary, "libtlc_python.a");
   }
   return view;
 }

@@ -22,7 +22,8 @@ void addPerInput(CacheKey& key, llvm::StringRef label,
 
 void addFrontend(CacheKey& key, const FrontendOptions& frontend, const DisplayPaths& paths) {
   [[maybe_unused]] const auto& [includeDirs, defines, standard, arch, extraArgs, inputArgs,
-                                tlcIncludeDir, jobs, color] = frontend;
+                                tlcIncludeDir, nvccFlags, relocatable, hostIncludeDir, jobs,
+                                color, verbose] = frontend;
   for (const std::string& dir : includeDirs)
     key.add("-I", absolutePath(dir));
   addList(key, "-D", defines);
@@ -31,7 +32,10 @@ void addFrontend(CacheKey& key, const FrontendOptions& frontend, const DisplayPa
   addList(key, "clang-arg", extraArgs);
   addPerInput(key, "clang-arg", inputArgs, paths);
   key.add("tlc-include", tlcIncludeDir);
-  // Not in the key: `jobs` (how many tools at once) and `color` (how diagnostics look).
+  key.add("relocatable", relocatable ? "yes" : "no");
+  key.add("host-include", hostIncludeDir);
+  // Not in the key: `nvccFlags` (the build's own, keyed with the build's options), `jobs` (how
+  // many tools at once), `color` and `verbose` (how diagnostics look).
 }
 
 void addSources(CacheKey& key, const SourceOptions& sources, const DisplayPaths& paths) {
@@ -49,7 +53,8 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   [[maybe_unused]] const auto& [sources, outputDir, name, archs, gencodes, targets, nvccFlags,
                                 inputNvccFlags, entries, externalImage, emitOnly, keepTemps,
                                 templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
-                                launcher, noCache, toolTimeout] = options;
+                                launcher, noCache, toolTimeout, python, pythonLibrary,
+                                pythonHelpersDir] = options;
   addSources(key, sources, paths);
   key.add("name", name);
   // `archs` and `gencodes` are in the key as what they resolved to (`native` is this machine).
@@ -62,10 +67,12 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   // Under a compiler launcher inputs are compiled relocatable (DeviceBuild.h): other code. Which
   // launcher it is does not change the outputs.
   key.add("compiler-launcher", launcher.empty() ? "no" : "yes");
+  key.add("python", python ? "yes" : "no");
   // Not in the key: where the outputs go (`outputDir`, `depfile`, `depfileTarget`), how the run
   // looks (`quiet`), how long tools may take (`toolTimeout`), and `emitOnly`, `keepTemps`,
-  // `noCache`, which never use the cache. The templates and the runtime library are keyed by
-  // their contents (`templateDir`, `runtimeLibrary`).
+  // `noCache`, which never use the cache. The templates, the runtime library and the Python
+  // binding are keyed by their contents (`templateDir`, `runtimeLibrary`, `pythonLibrary`,
+  // `pythonHelpersDir`).
 }
 
 } // namespace tlc

@@ -54,33 +54,50 @@ private:
 } // namespace
 
 BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
-                    const HostPlan& host) {
+                    const HostPlan& host, const PythonPlan* python) {
   PlanBuilder plan;
   size_t parse = plan.add(TaskKind::Parse,
                           "parse " + std::to_string(options.inputCount) + " file(s)", {}, true);
   plan[parse].selfScheduled = true;
 
   // The device image: compiles, then device links (relocatable code), then the fat binary.
-  std::vector<size_t> last = plan.tools(device.compiles, {});
+  std::vector<size_t> compiles = plan.tools(device.compiles, {});
+  std::vector<size_t> last = compiles;
   if (!device.links.empty())
-    last = plan.tools(device.links, last);
+    last = plan.tools(device.links, compiles);
+  if (!device.ptxExtractions.empty())
+    last.push_back(plan.add(TaskKind::ExtractPtx, "extract relocatable PTX", compiles, false));
   if (device.package)
     last = {plan.tool(*device.package, last)};
 
-  // The launcher is rendered from the parse and the image's own symbol table.
+  // The image's own symbol table decides the launcher's symbols and targets.
   std::vector<size_t> beforeCheck = last;
   beforeCheck.push_back(parse);
   size_t check = plan.add(TaskKind::CheckImage, "check the device image", beforeCheck, false);
-  size_t render = plan.add(TaskKind::Render, "render the launcher", {check}, false);
-  if (options.emitOnly)
+  plan[check].selfScheduled = true; // a parse for another arch, if needed, takes its own slots
+  if (options.emitOnly) {
+    size_t render = plan.add(TaskKind::Render, "render the launcher", {check}, false);
+    if (options.python)
+      plan.add(TaskKind::RenderPython, "render the Python package", {render}, false);
     return plan.take();
+  }
 
+  // The parse renders the launcher from Clang's symbols, so it compiles while nvcc runs; the
+  // final render, once the image is checked, compiles it again only if that changed it (static
+  // kernels, kernels of some targets only, --entry).
   size_t versions = plan.add(TaskKind::ToolVersions, "tool versions", {}, false);
-  std::vector<size_t> objects = {plan.tool(host.compileLauncher, {render})};
-  if (host.assembleImage)
-    objects.push_back(plan.tool(*host.assembleImage, {render}));
-  size_t link = plan.tool(host.link, objects);
-  plan.add(TaskKind::Manifest, "write the manifest", {link, versions}, false);
+  size_t compileLauncher = plan.tool(host.compileLauncher, {parse});
+  size_t render = plan.add(TaskKind::Render, "render the launcher", {check, compileLauncher}, false);
+  size_t link = plan.tool(host.link, {render}); // after the check, so the image is final
+  std::optional<size_t> renderPython;
+  if (options.python)
+    renderPython = plan.add(TaskKind::RenderPython, "render the Python package", {render}, false);
+  std::vector<size_t> beforeManifest = {link, versions};
+  if (options.python && python) {
+    size_t compile = plan.tool(python->compileExtension, {*renderPython});
+    beforeManifest.push_back(plan.tool(python->linkExtension, {compile, link}));
+  }
+  plan.add(TaskKind::Manifest, "write the manifest", beforeManifest, false);
   return plan.take();
 }
 

@@ -3,14 +3,18 @@
 // device and host plans alone, so it is known, and testable, before anything runs; the executor
 // (Executor.h) runs it, and the progress count is the plan's.
 //
-//   parse ──────────────────────────────┐
-//   nvcc compiles ─> device links ─> fatbinary ─> check image ─> render ─> c++ launcher ─┐
-//                                                              render ─> embed image ───┴> link
-//   tool versions ────────────────────────────────────────────────────────────> manifest <┘
+//   parse (renders the launcher from Clang's symbols) ─> c++ launcher ─────────────┐
+//   nvcc compiles ─> device links, PTX extractions ─> fatbinary ─> check image ─> render ─> link
+//                                                                   check image ─> embed ─┘
+//   tool versions ───────────────────────────────────────────────────────────> manifest <┘
+//
+// With --python, after render: render the package ─> cc NAME_python.c ─┐
+//                                                             link ────┴> link the extension ─> manifest
 #pragma once
 
 #include "build/DeviceBuild.h"
 #include "build/HostBuild.h"
+#include "build/PythonBuild.h"
 #include "build/Steps.h"
 
 #include <optional>
@@ -22,10 +26,13 @@ namespace tlc {
 enum class TaskKind {
   Parse,         // Clang reads every input: kernels, parameters, records
   Tool,          // an external command (Task::step)
+  ExtractPtx,    // relocatable PTX out of each input's object, for the fatbin
   CheckImage,    // the image's symbol tables against the parsed kernels; the image published
-  Render,        // NAME.h, NAME_launcher.cpp, NAME_image.S
+  Render,        // NAME.h, NAME_launcher.cpp, NAME_image.S from the checked module; the launcher
+                 // compiled again if the parse's first rendering of it differs
   ToolVersions,  // nvcc's and the host compiler's versions, for the manifest
   Manifest,      // NAME.json
+  RenderPython,  // the package NAME/ (its Python files) and NAME_python.c
 };
 
 struct Task {
@@ -49,9 +56,11 @@ struct BuildPlan {
 struct BuildPlanOptions {
   size_t inputCount = 0;
   bool emitOnly = false; // sources only: no host compile, link or manifest
+  bool python = false;   // --python: the package too
 };
 
+// `python`: the extension's commands, with --python unless --emit-only (else null).
 BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
-                    const HostPlan& host);
+                    const HostPlan& host, const PythonPlan* python = nullptr);
 
 } // namespace tlc

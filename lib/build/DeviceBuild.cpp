@@ -2,6 +2,7 @@
 #include "build/DeviceBuild.h"
 
 #include "build/DeviceImage.h"
+#include "support/Files.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -38,6 +39,9 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
   if (!setsOptimization(options.nvccFlags))
     flags.push_back("-O3");
   flags.push_back("-std=" + options.standard);
+  // "declared but never referenced" (#177) for every static kernel: no host code in the input
+  // launches them, the launcher library does.
+  flags.push_back("-diag-suppress=177");
   for (const std::string& dir : options.includeDirs)
     flags.push_back("-I" + dir);
   if (!options.tlcIncludeDir.empty())
@@ -48,6 +52,27 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
     if (!isRelocatableFlag(flag))
       flags.push_back(flag);
   return flags;
+}
+
+bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,
+                     bool compilerLauncher) {
+  return inputs > 1 || wantsRelocatable(nvccFlags) || compilerLauncher;
+}
+
+llvm::Error extractPtx(const PtxExtraction& extraction) {
+  auto contents = readDeviceImageFile(extraction.object);
+  if (!contents)
+    return contents.takeError();
+  std::string text = extraction.target.number(); // kept: the StringRef below must not outlive it
+  llvm::StringRef number = text;
+  unsigned arch = 0;
+  number.take_while(llvm::isDigit).getAsInteger(10, arch);
+  bool archSpecific = number.ends_with("a");
+  for (const ImageContents::Part& part : contents->parts)
+    if (part.entry.ptx && part.entry.arch == arch && part.entry.archSpecific == archSpecific)
+      return writeFile(extraction.ptx, part.text);
+  return internalError("nvcc left no " + extraction.target.code + " PTX in '" +
+                       extraction.object + "'");
 }
 
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets) {
@@ -64,30 +89,26 @@ public:
     // Compiler caches (ccache, sccache) cache only `nvcc -c`: under a launcher every input is
     // compiled to a relocatable object and device-linked, the form they can reuse.
     Cacheable = !options.launcher.empty();
-    Plan.relocatable =
-        options.inputs.size() > 1 || wantsRelocatable(options.nvccFlags) || Cacheable;
+    Plan.relocatable = options.relocatable ||
+                       relocatableCode(options.inputs.size(), options.nvccFlags, Cacheable);
   }
 
+  // Like `nvcc -arch=sm_90a`, one nvcc run per input compiles every target: the front end runs
+  // once per virtual arch, not once per target.
   DevicePlan plan() {
-    for (const GpuTarget& target : Options.targets)
-      Plan.targets.push_back(target.ptx() ? planPtx(target) : planSass(target));
-    if (Options.targets.size() == 1 && !Options.targets.front().ptx()) {
+    const std::vector<GpuTarget>& targets = Options.targets;
+    bool oneCubin = targets.size() == 1 && !targets.front().ptx();
+    if (!Plan.relocatable)
+      return oneCubin ? wholeProgramCubin() : wholeProgramFatbin();
+    std::vector<std::string> objects = compileRelocatable();
+    for (const GpuTarget& target : targets)
+      Plan.targets.push_back(target.ptx() ? relocatablePtx(target, objects)
+                                          : linked(target, objects));
+    if (oneCubin) {
       Plan.image = absolute(Plan.targets.front().files.front());
       return std::move(Plan);
     }
-    std::string fatbin = inWork(Options.name + ".fatbin");
-    Plan.image = absolute(fatbin);
-    // Uncompressed: the runtime reads relocatable PTX entries itself to link them.
-    Step package{"fatbinary (" + std::to_string(Options.targets.size()) + " targets)",
-                 {Toolkit.fatbinary, "--create=" + fatbin, "-64", "--compress=false"},
-                 fatbin,
-                 Options.workDir,
-                 {}};
-    for (const TargetImage& image : Plan.targets)
-      for (const std::string& file : image.files)
-        package.argv.push_back("--image3=kind=" + std::string(image.target.ptx() ? "ptx" : "elf") +
-                               ",sm=" + image.target.number() + ",file=" + file);
-    Plan.package = std::move(package);
+    package();
     return std::move(Plan);
   }
 
@@ -106,19 +127,46 @@ private:
     return argv;
   }
 
-  Step compile(const std::string& input, const GpuTarget& target, std::vector<std::string> mode,
-               const std::string& output) {
+  // -gencode flags for `targets`, one per virtual arch: arch=compute_90a,code=[sm_90a,compute_90a].
+  static std::vector<std::string> gencodes(const std::vector<GpuTarget>& targets) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> byVirtual;
+    for (const GpuTarget& target : targets) {
+      auto it = std::find_if(byVirtual.begin(), byVirtual.end(),
+                             [&](const auto& entry) { return entry.first == target.virtualArch; });
+      if (it == byVirtual.end())
+        byVirtual.push_back({target.virtualArch, {target.code}});
+      else
+        it->second.push_back(target.code);
+    }
+    std::vector<std::string> flags;
+    for (const auto& [virtualArch, codes] : byVirtual)
+      flags.push_back("-gencode=arch=" + virtualArch + ",code=[" + llvm::join(codes, ",") + "]");
+    return flags;
+  }
+
+  static std::string codesOf(const std::vector<GpuTarget>& targets) {
+    std::vector<std::string> codes;
+    for (const GpuTarget& target : targets)
+      codes.push_back(target.code);
+    return llvm::join(codes, ", ");
+  }
+
+  Step compile(const std::string& input, const std::vector<GpuTarget>& targets,
+               std::vector<std::string> mode, const std::string& output) {
     size_t index = indexOf(input);
     std::string shown = index < Options.inputNames.size()
                             ? Options.inputNames[index]
                             : llvm::sys::path::filename(Options.inputs[index]).str();
-    Step step{"nvcc " + shown + " (" + target.code + ")", nvcc(), output, Options.workDir, {}};
+    Step step{"nvcc " + shown + " (" + codesOf(targets) + ")", nvcc(), output, Options.workDir,
+              {}};
+    step.compilesSources = true;
     // Each build works in a folder of its own, and its commands name nothing outside it: a
     // compiler cache must not tell builds apart by their folder.
     if (Cacheable)
       step.environment.push_back("CCACHE_NOHASHDIR=1");
     step.argv.insert(step.argv.end(), mode.begin(), mode.end());
-    step.argv.push_back(target.gencode());
+    for (const std::string& flag : gencodes(targets))
+      step.argv.push_back(flag);
     // `#include "x.h"` finds x.h beside the original input before any -I folder, as it would
     // for nvcc given the original path (the input itself is a copy, ToolPaths.h).
     if (index < Options.inputDirs.size())
@@ -126,8 +174,9 @@ private:
     step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
     if (auto it = Options.inputFlags.find(input); it != Options.inputFlags.end())
       step.argv.insert(step.argv.end(), it->second.begin(), it->second.end());
-    step.argv.insert(step.argv.end(), {"-MD", "-MF", output + ".d", input, "-o", output});
-    Plan.dependencyFiles.push_back(output + ".d");
+    // No -MD: nvcc would preprocess the input once more, as host code, for headers the image
+    // does not depend on; the parse lists the headers of the device side (Build.cpp).
+    step.argv.insert(step.argv.end(), {input, "-o", output});
     return step;
   }
 
@@ -136,50 +185,97 @@ private:
                                Options.inputs.begin());
   }
 
-  // The index keeps a.cu and other/a.cu apart.
-  std::string objectName(size_t index, const GpuTarget& target, const char* suffix) const {
-    return inWork(std::to_string(index) + "-" +
-                  llvm::sys::path::stem(Options.inputs[index]).str() + "." + target.code +
-                  suffix);
+  // An image of one cubin is that cubin, under the name NAME_image.S embeds it by.
+  std::string cubinName(const GpuTarget& target) const {
+    bool wholeImage = Options.targets.size() == 1;
+    return inWork(Options.name + (wholeImage ? "" : "." + target.code) + ".cubin");
   }
 
-  TargetImage planSass(const GpuTarget& target) {
-    // An image of one cubin is that cubin, under the name NAME_image.S embeds it by.
-    bool wholeImage = Options.targets.size() == 1;
-    std::string cubin = inWork(Options.name + (wholeImage ? "" : "." + target.code) + ".cubin");
-    if (!Plan.relocatable) {
-      Plan.compiles.push_back(compile(Options.inputs[0], target, {"-cubin"}, cubin));
-      return {target, {cubin}};
-    }
-    Step link{"device link (" + target.code + ")", nvcc(), cubin, Options.workDir, {}};
-    link.argv.insert(link.argv.end(),
-                     {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info", target.gencode()});
+  DevicePlan wholeProgramCubin() {
+    const GpuTarget& target = Options.targets.front();
+    std::string cubin = cubinName(target);
+    Plan.compiles.push_back(compile(Options.inputs[0], Options.targets, {"-cubin"}, cubin));
+    Plan.targets.push_back({target, {cubin}, {}});
+    Plan.image = absolute(cubin);
+    return std::move(Plan);
+  }
+
+  // The image straight from nvcc, uncompressed: the runtime reads its entries, and so does tlc.
+  DevicePlan wholeProgramFatbin() {
+    std::string fatbin = inWork(Options.name + ".fatbin");
+    Plan.image = absolute(fatbin);
+    Plan.fatbin = true;
+    Plan.compiles.push_back(
+        compile(Options.inputs[0], Options.targets, {"-fatbin", "--no-compress"}, fatbin));
+    for (const GpuTarget& target : Options.targets)
+      Plan.targets.push_back({target, {fatbin}, {}});
+    return std::move(Plan);
+  }
+
+  // Each input compiled once for every target, as relocatable device code: a fatbin (`.fatbin`
+  // is the name nvcc's device linker recognises), or under a compiler launcher a host object.
+  // Uncompressed, so tlc can read each input's entries from it.
+  std::vector<std::string> compileRelocatable() {
+    std::vector<std::string> objects;
     for (size_t i = 0; i < Options.inputs.size(); ++i) {
-      std::string object = objectName(i, target, Cacheable ? ".o" : ".rdc.cubin");
-      std::vector<std::string> mode = Cacheable ? std::vector<std::string>{"-c", "-rdc=true"}
-                                                : std::vector<std::string>{"-cubin", "-rdc=true"};
-      Plan.compiles.push_back(compile(Options.inputs[i], target, mode, object));
-      link.argv.push_back(object);
+      // The index keeps a.cu and other/a.cu apart.
+      std::string object = inWork(std::to_string(i) + "-" +
+                                  llvm::sys::path::stem(Options.inputs[i]).str() +
+                                  (Cacheable ? ".o" : ".fatbin"));
+      std::vector<std::string> mode = {Cacheable ? "-c" : "-fatbin", "-rdc=true",
+                                       "--no-compress"};
+      Plan.compiles.push_back(compile(Options.inputs[i], Options.targets, mode, object));
+      objects.push_back(object);
     }
+    return objects;
+  }
+
+  // The objects as tlc reads them.
+  std::vector<std::string> absolute(const std::vector<std::string>& files) const {
+    std::vector<std::string> paths;
+    for (const std::string& file : files)
+      paths.push_back(absolute(file));
+    return paths;
+  }
+
+  TargetImage linked(const GpuTarget& target, const std::vector<std::string>& objects) {
+    std::string cubin = cubinName(target);
+    Step link{"device link (" + target.code + ")", nvcc(), cubin, Options.workDir, {}};
+    link.argv.insert(link.argv.end(), {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info",
+                                       target.gencode()});
+    link.argv.insert(link.argv.end(), objects.begin(), objects.end());
     link.argv.insert(link.argv.end(), {"-o", cubin});
     Plan.links.push_back(std::move(link));
-    return {target, {cubin}};
+    return {target, {cubin}, absolute(objects)};
   }
 
-  TargetImage planPtx(const GpuTarget& target) {
-    TargetImage image{target, {}};
-    if (!Plan.relocatable) {
-      std::string ptx = inWork(Options.name + "." + target.code + ".ptx");
-      Plan.compiles.push_back(compile(Options.inputs[0], target, {"-ptx"}, ptx));
-      image.files.push_back(ptx);
-      return image;
-    }
-    for (size_t i = 0; i < Options.inputs.size(); ++i) {
-      std::string ptx = objectName(i, target, ".rdc.ptx");
-      Plan.compiles.push_back(compile(Options.inputs[i], target, {"-ptx", "-rdc=true"}, ptx));
+  // nvlink cannot link PTX: each input's relocatable PTX is taken out of its object as it is
+  // (PtxExtraction), and the runtime links them for the device (runtime/src/Link.cpp).
+  TargetImage relocatablePtx(const GpuTarget& target, const std::vector<std::string>& objects) {
+    TargetImage image{target, {}, absolute(objects)};
+    for (size_t i = 0; i < objects.size(); ++i) {
+      std::string ptx = objects[i] + "." + target.code + ".ptx";
+      Plan.ptxExtractions.push_back({absolute(objects[i]), target, absolute(ptx)});
       image.files.push_back(ptx);
     }
     return image;
+  }
+
+  void package() {
+    std::string fatbin = inWork(Options.name + ".fatbin");
+    Plan.image = absolute(fatbin);
+    Plan.fatbin = true;
+    // Uncompressed: the runtime reads relocatable PTX entries itself to link them.
+    Step package{"fatbinary (" + std::to_string(Options.targets.size()) + " targets)",
+                 {Toolkit.fatbinary, "--create=" + fatbin, "-64", "--compress=false"},
+                 fatbin,
+                 Options.workDir,
+                 {}};
+    for (const TargetImage& image : Plan.targets)
+      for (const std::string& file : image.files)
+        package.argv.push_back("--image3=kind=" + std::string(image.target.ptx() ? "ptx" : "elf") +
+                               ",sm=" + image.target.number() + ",file=" + file);
+    Plan.package = std::move(package);
   }
 
   const DeviceBuildOptions& Options;
@@ -193,107 +289,6 @@ private:
 
 DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit) {
   return DevicePlanner(options, toolkit).plan();
-}
-
-std::vector<std::string> readDependencyFile(const std::string& path) {
-  std::vector<std::string> files;
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return files;
-  llvm::StringRef text = (*buffer)->getBuffer().split(':').second; // after "target :"
-  std::string current;
-  auto flush = [&] {
-    if (!current.empty())
-      files.push_back(current);
-    current.clear();
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    char next = i + 1 < text.size() ? text[i + 1] : '\0';
-    if (c == '\\' && (next == '\n' || next == '\r')) {
-      flush(); // a line continuation
-      ++i;
-    } else if (c == '\\' && next == ' ') {
-      current += ' '; // an escaped space inside a path
-      ++i;
-    } else if (llvm::isSpace(c)) {
-      flush();
-    } else {
-      current += c;
-    }
-  }
-  flush();
-  return files;
-}
-
-static std::string joined(const std::set<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names)
-    text += "\n    " + name;
-  return text.empty() ? "\n    (none)" : text;
-}
-
-namespace {
-
-// What identifies a target's entries inside the image: PTX or SASS, arch number, arch-specific.
-struct TargetKey {
-  bool ptx = false;
-  unsigned arch = 0;
-  bool archSpecific = false;
-  bool operator<(const TargetKey& other) const {
-    return std::tie(ptx, arch, archSpecific) <
-           std::tie(other.ptx, other.arch, other.archSpecific);
-  }
-};
-
-TargetKey keyOf(const GpuTarget& target) {
-  TargetKey key{target.ptx(), 0, false};
-  std::string text = target.number(); // kept: the StringRef below must not outlive it
-  llvm::StringRef number = text;
-  number.take_while(llvm::isDigit).getAsInteger(10, key.arch);
-  key.archSpecific = number.ends_with("a");
-  return key;
-}
-
-} // namespace
-
-// Every target's entries in the image that ships (not its parts), against the parsed kernels.
-llvm::Error verifyImages(const DevicePlan& plan, const Module& module) {
-  std::set<std::string> expected(module.otherEntries.begin(), module.otherEntries.end());
-  for (const Kernel& kernel : module.kernels)
-    expected.insert(kernel.symbol);
-  auto contents = readDeviceImageFile(plan.image);
-  if (!contents)
-    return contents.takeError();
-  std::map<TargetKey, std::set<std::string>> entries; // relocatable PTX: the union of its files
-  for (const ImageContents::Part& part : contents->parts) {
-    TargetKey key{part.entry.ptx, part.entry.arch, part.entry.archSpecific};
-    if (!part.entry.ptx)
-      key.arch = part.info.sm; // a cubin says its own arch
-    for (const ImageEntry& entry : part.info.entries)
-      entries[key].insert(entry.symbol);
-    entries[key]; // a part without entries still counts
-  }
-  for (const TargetImage& image : plan.targets) {
-    // An image that is one cubin holds the one target (its ELF flags do not say 'a').
-    auto found = plan.fatbin() ? entries.find(keyOf(image.target)) : entries.begin();
-    if (found == entries.end())
-      return internalError("the device image has no " + image.target.code + " entry");
-    if (found->second == expected)
-      continue;
-    std::set<std::string> missing, unknown;
-    std::set_difference(expected.begin(), expected.end(), found->second.begin(),
-                        found->second.end(), std::inserter(missing, missing.end()));
-    std::set_difference(found->second.begin(), found->second.end(), expected.begin(),
-                        expected.end(), std::inserter(unknown, unknown.end()));
-    return internalError(
-        "the " + image.target.code + " image does not hold exactly the extracted kernels "
-        "(kernels that exist only for some archs, e.g. under #if __CUDA_ARCH__, are not "
-        "supported)\n  missing from the image:" + joined(missing) +
-        "\n  in the image but not extracted:" + joined(unknown) + "\n  extracted:" +
-        joined(expected) + "\n  in the image:" + joined(found->second));
-  }
-  return llvm::Error::success();
 }
 
 } // namespace tlc

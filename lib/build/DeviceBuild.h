@@ -1,16 +1,16 @@
 // The device half of a build: nvcc compiles, device links, fat binary packaging, and the check
-// that the image holds exactly the extracted kernels, for every target (GpuTargets.h).
+// (ImageCheck.h checks what they made against the parsed kernels, for every target).
 //
-// One input is compiled whole-program: `nvcc -cubin` per SASS target, `nvcc -ptx` per PTX
-// target. Several are compiled to relocatable device code and device-linked per SASS target with
-// `-Xnvlink -ignore-host-info` (CUDA 13's linker otherwise drops kernels no host code launches);
-// nvlink cannot link PTX, so a PTX target keeps one relocatable PTX file per input, which the
-// launcher runtime links for the device it runs on (runtime/include/tlc/runtime.h). Relocatable
-// code is compiled as `-cubin -rdc=true` rather than `-dc`: the same device code without the host
-// half nvcc would also compile (0.32 s against 0.97 s for a small file, measured when this was
-// written). Under a compiler launcher (--launcher ccache) SASS is compiled with `-c -rdc=true`
-// instead, which is what compiler caches can cache. An image of one SASS target is that cubin;
-// anything else is a fatbin, stored uncompressed because the runtime reads its PTX entries.
+// Every input is compiled by one nvcc run for all targets, as `nvcc -arch=sm_90a` does (the front
+// end runs once per virtual arch). One input is compiled whole-program: `-cubin` for one SASS
+// target, else `-fatbin` straight into the image. Several are compiled to relocatable device
+// code (`-fatbin -rdc=true`: the device code without the host half `-dc` would also compile) and
+// device-linked per SASS target with `-Xnvlink -ignore-host-info` (CUDA 13's linker otherwise
+// drops kernels no host code launches); nvlink cannot link PTX, so a PTX target keeps one
+// relocatable PTX entry per input, which the launcher runtime links for the device it runs on
+// (runtime/include/tlc/runtime.h), and fatbinary packs it all. Under a compiler launcher
+// (--launcher ccache) inputs are compiled with `-c -rdc=true`, which compiler caches can cache.
+// Fatbins are uncompressed: tlc and the runtime read their entries.
 #pragma once
 
 #include "model/Model.h"
@@ -22,6 +22,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ struct DeviceBuildOptions {
   std::vector<std::string> inputDirs;  // per input, its original folder ("src0"), searched first
   std::vector<std::string> inputNames; // per input, its file name as the user's (progress lines)
   std::vector<GpuTarget> targets;      // resolved (resolveTargets), never empty
+  bool relocatable = false; // forced (a device-side launch); else decided from the above
   std::vector<std::string> includeDirs;
   std::vector<std::string> defines; // "-DNAME=VALUE" and "-UNAME" flags, as they reach nvcc
   std::string standard = "c++17";
@@ -48,33 +50,47 @@ struct DeviceBuildOptions {
 // What one target contributes to the image.
 struct TargetImage {
   GpuTarget target;
-  // SASS: the (device-linked) cubin. PTX: the PTX, or one relocatable PTX file per input.
+  // SASS: the (device-linked) cubin. PTX: the PTX, or one relocatable PTX file per input. Names
+  // in the work folder, as the tools are given them.
   std::vector<std::string> files;
+  // Relocatable code: each input's own compile output (absolute: tlc reads them), in input order
+  // (where nvcc's names for each input's static kernels are found); empty for whole-program code.
+  std::vector<std::string> perInput;
+};
+
+// One input's relocatable PTX for one target, taken out of the object nvcc made for the input
+// (by tlc itself: absolute paths).
+struct PtxExtraction {
+  std::string object; // the input's relocatable fatbin or host object
+  GpuTarget target;
+  std::string ptx;    // the file to write
 };
 
 struct DevicePlan {
   std::vector<Step> compiles;    // independent of each other
+  std::vector<PtxExtraction> ptxExtractions; // after the compiles, before the fatbinary
   std::vector<Step> links;       // one per SASS target, after every compile (relocatable builds)
   std::optional<Step> package;   // fatbinary, after the links (several entries)
   std::vector<TargetImage> targets; // in target order
-  std::string image;                // the final image (absolute): a cubin, or the fatbin
-  // nvcc's -MF outputs, relative to the work folder: the headers each compile read.
-  std::vector<std::string> dependencyFiles;
+  // The final image (absolute, for tlc; the tools name it NAME.cubin or NAME.fatbin in the work
+  // folder, where NAME_image.S finds it): a cubin, or the fatbin.
+  std::string image;
   bool relocatable = false;
-
-  bool fatbin() const { return package.has_value(); }
+  bool fatbin = false; // the image is a fatbin (else one cubin)
 };
+
+// Whether a build compiles relocatable device code: several inputs, a user's -rdc=true or -dc,
+// or a compiler launcher (which caches only `nvcc -c`).
+bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,
+                     bool compilerLauncher);
+
+// Writes one input's relocatable PTX out of its object (PtxExtraction).
+llvm::Error extractPtx(const PtxExtraction& extraction);
 
 // NAME.cubin for an image of one SASS target, NAME.fatbin otherwise.
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets);
 
-// The prerequisites listed in a Make-style dependency file (as nvcc -MD writes them).
-std::vector<std::string> readDependencyFile(const std::string& path);
-
 DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit);
 
-// Every target's entries must be the extracted kernels plus the module's other entries.
-// InternalError printing both lists otherwise.
-llvm::Error verifyImages(const DevicePlan& plan, const Module& module);
 
 } // namespace tlc

@@ -37,13 +37,12 @@ llvm::Expected<CubinInfo> readCubin(llvm::MemoryBufferRef image) {
     if (symbol.getELFType() != llvm::ELF::STT_FUNC || !(symbol.getOther() & kCudaEntryFunction))
       continue;
     uint8_t binding = symbol.getBinding();
-    if (binding == llvm::ELF::STB_LOCAL)
-      continue;
     auto name = symbol.getName();
     if (!name)
       return internalError("unreadable symbol name in '" + image.getBufferIdentifier() +
                            "': " + llvm::toString(name.takeError()));
-    info.entries.push_back({name->str(), binding == llvm::ELF::STB_WEAK});
+    info.entries.push_back(
+        {name->str(), binding == llvm::ELF::STB_WEAK, binding == llvm::ELF::STB_LOCAL});
   }
   std::sort(info.entries.begin(), info.entries.end(),
             [](const ImageEntry& a, const ImageEntry& b) { return a.symbol < b.symbol; });
@@ -66,11 +65,11 @@ CubinInfo readPtx(llvm::StringRef text) {
     bool weak = line.consume_front(".weak");
     bool visible = !weak && line.consume_front(".visible");
     line = line.ltrim();
-    if (!line.consume_front(".entry") || !(weak || visible))
+    if (!line.consume_front(".entry"))
       continue;
     llvm::StringRef name = line.ltrim().take_until([](char c) { return c == '(' || c == ' '; });
     if (!name.empty())
-      info.entries.push_back({name.str(), weak});
+      info.entries.push_back({name.str(), weak, !weak && !visible});
   }
   std::sort(info.entries.begin(), info.entries.end(),
             [](const ImageEntry& a, const ImageEntry& b) { return a.symbol < b.symbol; });
@@ -126,26 +125,57 @@ llvm::Expected<std::vector<FatbinEntry>> readFatbin(llvm::StringRef bytes) {
   return entries;
 }
 
+static bool isCudaElf(llvm::StringRef bytes) {
+  uint16_t machine = 0;
+  return readField(bytes, 18, machine) && machine == llvm::ELF::EM_CUDA;
+}
+
+// The fatbin `nvcc -c` embeds in a host object.
+static llvm::Expected<llvm::StringRef> fatbinSectionOf(llvm::MemoryBufferRef object) {
+  auto file = llvm::object::ObjectFile::createObjectFile(object);
+  if (!file)
+    return internalError("'" + object.getBufferIdentifier() + "' is not a readable object: " +
+                         llvm::toString(file.takeError()));
+  for (const llvm::object::SectionRef& section : (*file)->sections()) {
+    auto name = section.getName();
+    // `.nv_fatbin` in whole-program objects, `__nv_relfatbin` in relocatable ones.
+    if (!name || (*name != ".nv_fatbin" && *name != "__nv_relfatbin"))
+      continue;
+    auto contents = section.getContents();
+    if (!contents)
+      return internalError("cannot read the .nv_fatbin section of '" +
+                           object.getBufferIdentifier() + "'");
+    return *contents;
+  }
+  return internalError("'" + object.getBufferIdentifier() + "' holds no device code");
+}
+
 llvm::Expected<ImageContents> readDeviceImageFile(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return internalError("cannot read '" + path + "': " + buffer.getError().message());
   llvm::StringRef bytes = (*buffer)->getBuffer();
   ImageContents contents;
-  if (bytes.starts_with("\x7f" "ELF")) {
+  if (bytes.starts_with("\x7f" "ELF") && !isCudaElf(bytes)) {
+    auto section = fatbinSectionOf((*buffer)->getMemBufferRef());
+    if (!section)
+      return section.takeError();
+    bytes = *section;
+  } else if (bytes.starts_with("\x7f" "ELF")) {
     auto info = readCubin((*buffer)->getMemBufferRef());
     if (!info)
       return info.takeError();
-    contents.parts.push_back({FatbinEntry{false, info->sm, false, {}}, std::move(*info)});
+    contents.parts.push_back({FatbinEntry{false, info->sm, false, {}}, std::move(*info), {}});
     return contents;
   }
   auto entries = readFatbin(bytes);
   if (!entries)
     return entries.takeError();
   for (const FatbinEntry& entry : *entries) {
-    ImageContents::Part part{entry, {}};
+    ImageContents::Part part{entry, {}, {}};
     if (entry.ptx) {
-      part.info = readPtx(entry.payload.take_until([](char c) { return c == '\0'; }));
+      part.text = entry.payload.take_until([](char c) { return c == '\0'; }).str();
+      part.info = readPtx(part.text);
     } else {
       auto info = readCubin(llvm::MemoryBufferRef(entry.payload, path));
       if (!info)

@@ -14,7 +14,8 @@ namespace tlc {
 
 struct ImageEntry {
   std::string symbol;
-  bool weak = false; // WEAK binding: template instantiations and inline kernels after -rdc
+  bool weak = false;  // WEAK binding: template instantiations and inline kernels after -rdc
+  bool local = false; // LOCAL: static and anonymous-namespace kernels, under nvcc's own names
 };
 
 struct CubinInfo {
@@ -22,13 +23,13 @@ struct CubinInfo {
   std::vector<ImageEntry> entries; // sorted by symbol
 };
 
-// Entries are FUNC symbols marked as CUDA entry points (st_other 0x10); LOCAL ones (static
-// kernels, renamed by nvcc) are left out because nothing can look them up.
+// Entries are FUNC symbols marked as CUDA entry points (st_other 0x10), LOCAL ones included:
+// static and anonymous-namespace kernels launch by their exact symbol too.
 llvm::Expected<CubinInfo> readCubin(llvm::MemoryBufferRef image);
 llvm::Expected<CubinInfo> readCubinFile(llvm::StringRef path);
 
-// The `.entry` functions of PTX text: `.visible .entry` (strong) and `.weak .entry`; entries
-// without either are file-local (static kernels) and, as in cubins, left out. `sm` is 0.
+// The `.entry` functions of PTX text: `.visible .entry` (strong), `.weak .entry`, and plain
+// `.entry` (file-local: static kernels). `sm` is 0.
 CubinInfo readPtx(llvm::StringRef text);
 llvm::Expected<CubinInfo> readPtxFile(llvm::StringRef path);
 
@@ -43,11 +44,13 @@ struct FatbinEntry {
 // The entries of a fatbin's bytes; InternalError if it is not one, or an entry is compressed.
 llvm::Expected<std::vector<FatbinEntry>> readFatbin(llvm::StringRef bytes);
 
-// The entries of a device image file, whatever its kind: a cubin is one SASS entry.
+// The entries of a device image file, whatever its kind: a cubin is one SASS entry; a fatbin
+// holds several; a host object (`nvcc -c`) carries a fatbin in its .nv_fatbin section.
 struct ImageContents {
   struct Part {
     FatbinEntry entry;
     CubinInfo info;
+    std::string text; // a PTX entry's text
   };
   std::vector<Part> parts;
 };

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <future>
 
 namespace tlc {
 
@@ -215,18 +216,33 @@ std::string parseArchFor(const std::vector<GpuTarget>& targets) {
 llvm::Expected<TargetEnvironment> targetEnvironment(const CudaToolkit& toolkit) {
   TargetEnvironment environment;
   environment.defaultArch = toolkit.cudaVersion >= 13000 ? "sm_75" : "sm_52";
-  for (auto [flag, list] : {std::pair{"--list-gpu-code", &environment.sassArchs},
-                            std::pair{"--list-gpu-arch", &environment.virtualArchs}}) {
-    auto result = runCommand({toolkit.nvcc, flag});
-    if (!result)
-      return result.takeError();
-    if (result->exitCode != 0)
-      return toolchainError("nvcc " + std::string(flag) + " failed:\n" + result->output);
+  // Both lists are asked for at once: every build waits for them before nvcc starts.
+  auto listOf = [&toolkit](const char* flag) { return runCommand({toolkit.nvcc, flag}); };
+  auto virtualArchs = std::async(std::launch::async, listOf, "--list-gpu-arch");
+  auto sassArchs = listOf("--list-gpu-code");
+  struct Probe {
+    const char* flag;
+    llvm::Expected<CommandResult> result;
+    std::vector<std::string>& list;
+  } probes[] = {{"--list-gpu-code", std::move(sassArchs), environment.sassArchs},
+                {"--list-gpu-arch", virtualArchs.get(), environment.virtualArchs}};
+  llvm::Error failed = llvm::Error::success();
+  for (Probe& probe : probes) {
+    if (!probe.result)
+      failed = llvm::joinErrors(std::move(failed), probe.result.takeError());
+    else if (probe.result->exitCode != 0)
+      failed = llvm::joinErrors(std::move(failed),
+                                toolchainError("nvcc " + std::string(probe.flag) + " failed:\n" +
+                                               probe.result->output));
+  }
+  if (failed)
+    return failed;
+  for (Probe& probe : probes) {
     llvm::SmallVector<llvm::StringRef, 16> lines;
-    llvm::StringRef(result->output).split(lines, '\n', -1, false);
+    llvm::StringRef(probe.result->output).split(lines, '\n', -1, false);
     for (llvm::StringRef line : lines)
       if (!line.trim().empty())
-        list->push_back(line.trim().str());
+        probe.list.push_back(line.trim().str());
   }
   environment.nativeArchs = nativeGpuArchs;
   return environment;

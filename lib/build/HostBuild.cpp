@@ -25,16 +25,11 @@ HostPlan planHostBuild(const HostBuildOptions& options) {
                library,
                options.workDir,
                {}};
-  if (options.embedImage) {
-    // NAME_image.S names the image by its file name: .incbin finds it in the current folder.
-    std::string imageObject = options.name + "_image.o";
-    plan.assembleImage = {"embed the device image",
-                          {options.compiler, "-c", options.name + "_image.S", "-o", imageObject},
-                          imageObject,
-                          options.workDir,
-                          {}};
-    plan.link.argv.push_back(imageObject);
-  }
+  // The image's .S is assembled by the link command itself: one compiler run less on the way
+  // from nvcc's image to the library. It names the image by its file name: .incbin finds it in
+  // the current folder.
+  if (options.embedImage)
+    plan.link.argv.push_back(options.name + "_image.S");
   // The runtime's symbols are hidden already; --exclude-libs keeps anything of the archive from
   // being exported even so, so a library's only exports are its generated API.
   for (const std::string& flag : {options.runtimeLibrary, std::string("-Wl,--exclude-libs,ALL"),

@@ -36,6 +36,11 @@ nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts) {
                         ? "fatbin"
                         : "cubin";
   image["embedded"] = facts.embeddedImage;
+  nlohmann::json outputs = {{"image", image},
+                            {"library", digest(facts.library)},
+                            {"header", digest(facts.header)}};
+  for (const auto& [role, file] : facts.python)
+    outputs[role] = digest(file);
   return {{"schema", "tlc.manifest"},
           {"schema_version", kManifestSchemaVersion},
           {"name", facts.name},
@@ -47,8 +52,7 @@ nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts) {
           {"archs", archs},
           {"targets", targets},
           {"inputs", inputs},
-          {"outputs", {{"image", image}, {"library", digest(facts.library)},
-                       {"header", digest(facts.header)}}},
+          {"outputs", outputs},
           {"commands", facts.commands},
           {"kernels", kernels},
           {"records", records},

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tlc {
@@ -30,6 +31,8 @@ struct ManifestFacts {
   bool embeddedImage = true;
   FileDigest library;                // libNAME.so
   FileDigest header;                 // NAME.h
+  // With --python, the package's files by role (python_init, ..., python_extension).
+  std::vector<std::pair<std::string, FileDigest>> python;
 };
 
 nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts);

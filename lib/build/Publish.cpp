@@ -131,8 +131,13 @@ llvm::Error Staging::publishInto(const std::vector<std::string>& files) {
     // An unchanged output keeps its timestamp, so nothing downstream rebuilds for nothing.
     if (sameContents(Outputs + "/" + file, target))
       continue;
-    if (llvm::sys::fs::exists(target))
+    // A file in a subfolder (the Python package NAME/) gets its folders first.
+    if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(target)))
+      return inputError("cannot create the folder of '" + target + "': " + ec.message());
+    if (llvm::sys::fs::exists(target)) {
+      llvm::sys::fs::create_directories(llvm::sys::path::parent_path(backup + "/" + file));
       llvm::sys::fs::create_hard_link(target, backup + "/" + file);
+    }
     if (auto ec = llvm::sys::fs::rename(Outputs + "/" + file, target)) {
       for (const std::string& done : moved) {
         std::string previous = backup + "/" + done;

@@ -39,9 +39,9 @@ public:
   const std::string& root() const { return Folder->path(); }
   const std::string& outputDir() const { return OutputDir; } // absolute
 
-  // Moves each of `files` (names inside outputsDir()) into the output folder, replacing files
-  // of the same name unless their contents are equal (their timestamps then stay). If any move
-  // fails, the ones already made are undone.
+  // Moves each of `files` (paths inside outputsDir(), subfolders created as needed) into the
+  // output folder, replacing files of the same name unless their contents are equal (their
+  // timestamps then stay). If any move fails, the ones already made are undone.
   llvm::Error publish(const std::vector<std::string>& files);
 
   // Keeps the work folder (--keep-temps) instead of removing it.

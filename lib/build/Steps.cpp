@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
+#include <set>
 
 namespace tlc {
 
@@ -76,12 +77,19 @@ llvm::Error StepRunner::run(const Step& step) const {
     return toolchainError(step.description + " did not finish within " +
                           std::to_string(timeoutSeconds) + " s and was stopped (--tool-timeout)" +
                           (output.empty() ? "" : ":\n" + output));
-  if (!result->succeeded())
-    return toolchainError(step.description + " failed (" + result->status() + "):\n" + output +
-                          (verbose ? "" : "command: " + runnable(step)));
+  if (!result->succeeded()) {
+    std::string message = step.description + " failed (" + result->status() + "):\n" + output +
+                          (verbose ? "" : "command: " + runnable(step));
+    // nvcc refusing the sources is their problem; nvcc killed by a signal is not.
+    bool sourcesRefused = step.compilesSources && result->signal == 0;
+    return sourcesRefused ? inputError(message) : toolchainError(message);
+  }
   if (!output.empty()) {
+    // A step's warnings, once: compiling an input for several targets repeats them.
+    static std::set<std::string> shown;
     std::lock_guard<std::mutex> lock(outputMutex());
-    llvm::errs() << output; // a step's warnings
+    if (shown.insert(output).second)
+      llvm::errs() << output;
   }
   // A tool that says it succeeded has written what it was asked for.
   std::string produced = step.workingDir.empty() || llvm::sys::path::is_absolute(step.output)

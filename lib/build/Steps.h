@@ -17,6 +17,9 @@ struct Step {
   std::string output;     // the file it produces, relative to workingDir
   std::string workingDir; // where it runs (build/ToolPaths.h: the names it gets are relative)
   std::vector<std::string> environment; // "NAME=value" overrides
+  // nvcc compiling the user's sources, the compiler of record: its failure is a problem in the
+  // sources (InputError, exit 1), reported in nvcc's words; other steps failing is ToolchainError.
+  bool compilesSources = false;
 };
 
 // `[3/12] nvcc b.cu (sm_90a)` as each step starts: one line rewritten in place on a terminal,

@@ -9,7 +9,8 @@
 // folders are reached through symbolic links (`inc0` for the first -I folder, `tlc-include`,
 // ...); outputs are written there. Macros and flags reach nvcc only when made of safe characters
 // (isShellSafe); a macro that is not is defined in a header nvcc force-includes, and a flag that
-// is not is a usage error naming it.
+// is not is a usage error naming it. The one exception is tlc's own `-gencode=arch=...,code=[...]`
+// list syntax, which nvcc parses itself and never passes on (DeviceBuild.cpp).
 #pragma once
 
 #include "llvm/ADT/StringRef.h"

@@ -108,6 +108,10 @@ llvm::Expected<CudaToolkit> findCudaToolkit(const std::string& explicitPath) {
   if (!problem.empty())
     return toolchainError("CUDA toolkit not usable at '" + path + "' (chosen by " + source +
                           "): " + problem + "; install the CUDA toolkit or pass --cuda-path");
+  auto release = nvccVersion(toolkit);
+  if (!release)
+    return release.takeError();
+  toolkit.release = *release;
   return toolkit;
 }
 
@@ -133,6 +137,21 @@ llvm::Expected<HostCompiler> findHostCompiler() {
                           "' not found (set CXX or install g++): " +
                           summarize(path.takeError()).message);
   return HostCompiler{*path};
+}
+
+std::string hostCompilerIncludeDir() {
+  auto compiler = findHostCompiler();
+  if (!compiler) {
+    llvm::consumeError(compiler.takeError());
+    return "";
+  }
+  auto result = runCommand({compiler->path, "-print-file-name=include"});
+  if (!result) {
+    llvm::consumeError(result.takeError());
+    return "";
+  }
+  std::string dir = llvm::StringRef(result->output).trim().str();
+  return result->exitCode == 0 && llvm::sys::fs::is_directory(dir) ? dir : "";
 }
 
 std::string hostCompilerVersion(const HostCompiler& compiler) {

@@ -15,6 +15,7 @@ struct CudaToolkit {
   std::string fatbinary;   // root/bin/fatbinary
   std::string includeDir;  // root/include (holds cuda.h)
   int cudaVersion = 0;     // CUDA_VERSION from cuda.h, e.g. 13000
+  std::string release;     // nvcc's own, from `nvcc --version`, e.g. "13.0.88"
 
   std::string versionString() const; // "13.0"
 };
@@ -38,6 +39,9 @@ struct HostCompiler {
 llvm::Expected<HostCompiler> findHostCompiler();
 // The first line of its `--version`, for manifests.
 std::string hostCompilerVersion(const HostCompiler& compiler);
+// The compiler's own include folder (`-print-file-name=include`: omp.h and the like), which
+// nvcc's host compiler searches and Clang does not; "" if the compiler cannot say.
+std::string hostCompilerIncludeDir();
 
 // tlc's own version, e.g. "0.1.0".
 const char* tlcVersion();

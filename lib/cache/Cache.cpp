@@ -161,6 +161,18 @@ std::string distrustAncestors(const std::string& dir) {
   return "";
 }
 
+// An entry's file name is a relative path inside the entry (the Python package's files are in
+// subfolders), never absolute and never through "..".
+bool safeEntryName(llvm::StringRef name) {
+  if (name.empty() || name.starts_with("/"))
+    return false;
+  for (auto part = llvm::sys::path::begin(name), end = llvm::sys::path::end(name); part != end;
+       ++part)
+    if (*part == "..")
+      return false;
+  return true;
+}
+
 // Entries are pruned least recently used first, by the time of entry.json.
 void markUsed(const std::string& entryDir) {
   int fd = -1;
@@ -317,6 +329,11 @@ bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
   for (const CachedFile& file : hit.files) {
     std::string target = dir + "/" + file.name;
     bool library = llvm::StringRef(file.name).ends_with(".so");
+    if (!safeEntryName(file.name) ||
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(target))) {
+      discard(hit.entryDir);
+      return false;
+    }
     if (llvm::Error error =
             copyFile(hit.entryDir + "/" + file.name, target, library ? 0777 : 0666)) {
       llvm::consumeError(std::move(error));
@@ -350,7 +367,12 @@ llvm::Error BuildCache::store(const std::string& key, const std::string& outputs
   nlohmann::json entry = {{"files", nlohmann::json::array()},
                           {"dependencies", nlohmann::json::array()}};
   for (const CachedFile& file : files) {
-    if (llvm::Error error = copyFile(outputsDir + "/" + file.name, folder + "/" + file.name, 0600))
+    std::string stored = folder + "/" + file.name;
+    // The Python package's files are in subfolders.
+    if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stored), true,
+                                                    llvm::sys::fs::owner_all))
+      return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
+    if (llvm::Error error = copyFile(outputsDir + "/" + file.name, stored, 0600))
       return error;
     entry["files"].push_back({{"name", file.name}, {"sha256", file.sha256}});
   }

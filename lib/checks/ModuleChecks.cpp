@@ -72,11 +72,16 @@ static unsigned checkUniqueDefinitions(const std::vector<TranslationUnitFacts>& 
   return errors;
 }
 
+// One kernel per symbol: an inline kernel or template instance seen from several inputs is one.
+// Kernels with internal linkage are each input's own, however they are named.
 static void mergeKernels(std::vector<TranslationUnitFacts>& units, Module& module) {
   llvm::StringMap<size_t> index;
   for (TranslationUnitFacts& unit : units) {
     for (Kernel& kernel : unit.kernels) {
-      auto [it, inserted] = index.try_emplace(kernel.symbol, module.kernels.size());
+      std::string key = kernel.symbol;
+      if (kernel.internalLinkage)
+        key += "\n" + unit.input;
+      auto [it, inserted] = index.try_emplace(key, module.kernels.size());
       if (inserted) {
         module.kernels.push_back(std::move(kernel));
         continue;
@@ -106,8 +111,10 @@ llvm::Expected<Module> buildModule(std::vector<TranslationUnitFacts> units,
   mergeKernels(units, module);
   mergeRecords(units, module);
   std::set<std::string> others;
-  for (const TranslationUnitFacts& unit : units)
+  for (const TranslationUnitFacts& unit : units) {
     others.insert(unit.otherEntries.begin(), unit.otherEntries.end());
+    module.deviceSideLaunch |= unit.deviceSideLaunch;
+  }
   module.otherEntries.assign(others.begin(), others.end());
   if (!assignLauncherNames(module.kernels, diagnostics))
     ++errors;

@@ -62,10 +62,13 @@ struct BuildOptions {
   std::vector<std::string> launcher;  // --launcher: run nvcc under this (ccache, sccache)
   bool noCache = false;               // --no-cache (or TLC_DISABLE_CACHE=1)
   unsigned toolTimeout = 3600;        // --tool-timeout: seconds a tool may run; 0: no limit
+  bool python = false;                // --python: also the package NAME/ (docs/python.md)
+  std::string pythonLibrary;          // libtlc_python.a; default: the installed one
+  std::string pythonHelpersDir;       // the helper submodule's files (share/tlc/python)
 };
 
-// `tlc build`: a device image, lib<name>.so, <name>.h and <name>.json in the output folder,
-// published only when every step succeeded.
+// `tlc build`: a device image, lib<name>.so, <name>.h and <name>.json in the output folder (and
+// with --python the package <name>/), published only when every step succeeded.
 llvm::Error runBuild(const BuildOptions& options);
 
 // `tlc verify OUTDIR`: each output's SHA-256 against the manifest; InputError on a mismatch.

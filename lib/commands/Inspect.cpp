@@ -20,12 +20,9 @@ llvm::Error runInspect(const InspectOptions& options, llvm::raw_ostream& out) {
     printKernelTable(analysis->module, out);
     return llvm::Error::success();
   }
-  auto cuda = nvccVersion(*toolkit);
-  if (!cuda)
-    return cuda.takeError();
   std::string arch = options.sources.frontend.arch.empty() ? defaultArch(*toolkit)
                                                            : options.sources.frontend.arch;
-  ToolVersions versions{tlcVersion(), clangVersion(), *cuda};
+  ToolVersions versions{tlcVersion(), clangVersion(), toolkit->release};
   // A name that is not UTF-8 (a file name) is printed with replacement characters.
   out << moduleDocument(analysis->module, versions, arch)
              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)

@@ -1,15 +1,16 @@
 // `tlc verify OUTDIR`: every output the manifest lists against its SHA-256, and nothing else in
-// the folder. Read under the folder's shared lock (build/Publish.h), so a build publishing into
-// it at the same time is seen whole or not at all. Every field of the manifest is checked: a
-// damaged manifest is a failed verification, never a crash.
+// the folder or its subfolders. Read under the folder's shared lock (build/Publish.h), so a build
+// publishing into it at the same time is seen whole or not at all. Every field of the manifest is
+// checked: a damaged manifest is a failed verification, never a crash.
 #include "build/Manifest.h"
 #include "build/Publish.h"
 #include "commands/Commands.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
-#include "build/Manifest.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -66,19 +67,38 @@ bool isSha256(llvm::StringRef text) {
          llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
 }
 
-// A file name inside the folder: no path, nothing hidden behind "..".
+// A file name inside the folder: a relative path (the Python package's files are in
+// subfolders), with nothing hidden behind "." or "..".
 bool isPlainName(llvm::StringRef name) {
-  return !name.empty() && name != "." && name != ".." && !name.contains('/') &&
-         !name.contains('\0');
+  if (name.empty() || name.starts_with("/") || name.contains('\0'))
+    return false;
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  name.split(parts, '/');
+  return llvm::none_of(parts, [](llvm::StringRef part) {
+    return part.empty() || part == "." || part == "..";
+  });
 }
 
+// Every file and folder in `dir` and its subfolders, as paths relative to it. Python's own caches
+// (__pycache__, made when the package is imported from the folder) are not outputs.
 std::set<std::string> filesIn(const std::string& dir) {
   std::set<std::string> names;
   std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
-    names.insert(llvm::sys::path::filename(it->path()).str());
+  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec, /*follow_symlinks=*/false), end;
+       it != end && !ec; it.increment(ec)) {
+    if (llvm::sys::path::filename(it->path()) == "__pycache__") {
+      it.no_push();
+      continue;
+    }
+    names.insert(llvm::StringRef(it->path()).drop_front(dir.size() + 1).str());
+  }
   return names;
 }
+
+// The outputs every manifest lists, and those of the Python package (--python), all or none.
+const char* const RequiredRoles[] = {"image", "library", "header"};
+const char* const PythonRoles[] = {"python_init",    "python_stubs",        "python_marker",
+                                   "python_helpers", "python_helper_stubs", "python_extension"};
 
 // The outputs a manifest of this schema lists, or why it lists them wrongly.
 llvm::Expected<std::vector<std::pair<std::string, std::string>>>
@@ -89,8 +109,11 @@ listedOutputs(const nlohmann::json& manifest, const std::string& file) {
   auto outputs = manifest.find("outputs");
   if (outputs == manifest.end() || !outputs->is_object())
     return broken("it has no \"outputs\"");
+  std::vector<const char*> roles(std::begin(RequiredRoles), std::end(RequiredRoles));
+  if (outputs->contains(PythonRoles[0]))
+    roles.insert(roles.end(), std::begin(PythonRoles), std::end(PythonRoles));
   std::vector<std::pair<std::string, std::string>> listed;
-  for (const char* role : {"image", "library", "header"}) {
+  for (const char* role : roles) {
     auto output = outputs->find(role);
     if (output == outputs->end())
       return broken("\"outputs\" has no \"" + std::string(role) + "\"");
@@ -102,8 +125,9 @@ listedOutputs(const nlohmann::json& manifest, const std::string& file) {
       return broken("\"outputs\".\"" + std::string(role) + "\" has no SHA-256");
     listed.push_back({*name, *sha});
   }
-  if (outputs->size() != 3)
-    return broken("\"outputs\" lists other outputs than the image, library and header");
+  if (outputs->size() != roles.size())
+    return broken("\"outputs\" lists other outputs than the image, library and header (and the "
+                  "Python package's, all of them)");
   return listed;
 }
 
@@ -135,6 +159,10 @@ llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
   unlisted.erase(manifest->file);
   for (const auto& [file, sha] : *listed) {
     unlisted.erase(file);
+    // The folders the file is in (the Python package's) are listed with it.
+    for (llvm::StringRef folder = llvm::sys::path::parent_path(file); !folder.empty();
+         folder = llvm::sys::path::parent_path(folder))
+      unlisted.erase(folder.str());
     auto digest = sha256OfFile(outputDir + "/" + file);
     if (!digest) {
       mismatches += "\n  " + file + ": missing or unreadable";

@@ -13,11 +13,7 @@ void printVersion(const std::string& cudaPath, llvm::raw_ostream& out) {
     out << "cuda: not found: " << summarize(toolkit.takeError()).message << "\n";
     return;
   }
-  auto release = nvccVersion(*toolkit);
-  out << "cuda " << (release ? *release : toolkit->versionString()) << " (" << toolkit->root
-      << ")\n";
-  if (!release)
-    llvm::consumeError(release.takeError());
+  out << "cuda " << toolkit->release << " (" << toolkit->root << ")\n";
 }
 
 } // namespace tlc

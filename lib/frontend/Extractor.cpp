@@ -7,6 +7,7 @@
 #include "frontend/ConstantEvaluator.h"
 #include "frontend/TensorMapSpecs.h"
 #include "frontend/ParameterTypes.h"
+#include "frontend/ParseCompat.h"
 #include "frontend/SourceFacts.h"
 #include "frontend/Symbols.h"
 #include "model/EnumTables.h"
@@ -50,7 +51,7 @@ public:
     if (function->hasAttr<clang::CUDAGlobalAttr>()) {
       if (function->isDependentContext())
         rememberTemplate(*function);
-      else if (function->doesThisDeclarationHaveABody())
+      else if (function->doesThisDeclarationHaveABody() || lostItsBody(*function))
         extractKernel(*function);
       return true;
     }
@@ -88,6 +89,16 @@ public:
   }
 
 private:
+  // An instantiated kernel template whose body Clang refused (a `__shared__` object with a
+  // constructor, which nvcc only warns about): Clang drops that body and marks the declaration
+  // invalid, yet the declaration itself was instantiated, and nvcc, the compiler of record,
+  // emits the kernel.
+  static bool lostItsBody(const clang::FunctionDecl& function) {
+    const clang::FunctionDecl* pattern = function.getTemplateInstantiationPattern();
+    return function.isInvalidDecl() && !function.hasBody() && pattern &&
+           pattern->doesThisDeclarationHaveABody() && function.getPointOfInstantiation().isValid();
+  }
+
   void rememberTemplate(const clang::FunctionDecl& function) {
     const clang::FunctionTemplateDecl* pattern = function.getDescribedFunctionTemplate();
     if (!pattern || !function.doesThisDeclarationHaveABody())
@@ -96,19 +107,6 @@ private:
     if (!isInMainFile(Context, function.getLocation()))
       return;
     Templates.push_back(pattern->getCanonicalDecl());
-  }
-
-  // Why a kernel cannot be found by name after device linking, or "" if it can.
-  std::string internalLinkageReason(const clang::FunctionDecl& function) {
-    if (function.isExternallyVisible())
-      return "";
-    if (function.getStorageClass() == clang::SC_Static)
-      return "it is declared 'static'";
-    if (function.isInAnonymousNamespace())
-      return "it is declared in an anonymous namespace";
-    if (function.getTemplateSpecializationArgs())
-      return "it is instantiated with a type or value that has internal linkage";
-    return "it has internal linkage";
   }
 
   void extractKernel(clang::FunctionDecl& function) {
@@ -128,13 +126,6 @@ private:
       return;
 
     std::string displayName = nameForMessages(function);
-    if (std::string reason = internalLinkageReason(function); !reason.empty()) {
-      Diagnostics.error(function.getLocation(),
-                        "kernel '" + displayName + "' has internal linkage (" + reason +
-                            "): nvcc renames such kernels, so no launcher can look them up by "
-                            "name after device linking; give it external linkage");
-      return;
-    }
 
     Kernel kernel;
     kernel.name = function.getQualifiedNameAsString();
@@ -142,6 +133,7 @@ private:
     kernel.symbol = symbol;
     kernel.externC = function.isExternC();
     kernel.weak = Context.GetGVALinkageForFunction(&function) != clang::GVA_StrongExternal;
+    kernel.internalLinkage = !function.isExternallyVisible();
     kernel.location = presumedLocation(Context, definition.getLocation());
     kernel.translationUnits.push_back(Facts.input);
     if (function.getTemplateSpecializationKind() != clang::TSK_Undeclared &&
@@ -409,9 +401,25 @@ public:
   ExtractorConsumer(clang::Preprocessor& preprocessor, TranslationUnitFacts& facts)
       : Preprocessor(preprocessor), Facts(facts) {}
 
+  // Clang reads declarations: the bodies of the CUDA and C++ headers' ordinary functions (most of
+  // what a parse reads) are skipped. Templates keep theirs, since instantiating them may
+  // instantiate kernels; so do constexpr functions and deduced return types (Clang keeps those
+  // itself), and every function of the user's own files.
+  bool shouldSkipFunctionBody(clang::Decl* decl) override {
+    const auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
+    if (!function || function->isTemplated() || function->isTemplateInstantiation())
+      return false;
+    const clang::SourceManager& sources = Preprocessor.getSourceManager();
+    return sources.isInSystemHeader(sources.getExpansionLoc(function->getLocation()));
+  }
+
   void HandleTranslationUnit(clang::ASTContext& context) override {
-    if (context.getDiagnostics().hasErrorOccurred())
-      return; // facts from a broken AST would only add noise to the real errors
+    // Facts from a broken AST would only add noise to the real errors. Errors Clang made in
+    // function bodies, which nvcc does not share, were not passed on (Frontend.cpp) and do not
+    // count: the client counts the errors it showed.
+    const clang::DiagnosticConsumer* shown = context.getDiagnostics().getClient();
+    if (shown ? shown->getNumErrors() > 0 : context.getDiagnostics().hasErrorOccurred())
+      return;
     Extractor extractor(context, Preprocessor, Facts);
     extractor.TraverseDecl(context.getTranslationUnitDecl());
     extractor.warnAboutUninstantiatedTemplates();
@@ -421,7 +429,8 @@ public:
 private:
   void recordFilesRead(const clang::SourceManager& sources) {
     for (auto it = sources.fileinfo_begin(); it != sources.fileinfo_end(); ++it)
-      Facts.filesRead.push_back(it->first.getName().str());
+      if (it->first.getName() != parseCompatHeaderPath()) // virtual: nothing to depend on
+        Facts.filesRead.push_back(it->first.getName().str());
     std::sort(Facts.filesRead.begin(), Facts.filesRead.end());
   }
 

@@ -24,6 +24,7 @@ struct TranslationUnitFacts {
   std::vector<DeviceSymbol> definitions;
   std::vector<std::string> otherEntries; // kernels instantiated from system headers
   std::vector<std::string> filesRead;    // every file Clang opened (inputs and headers)
+  bool deviceSideLaunch = false; // a kernel launched from device code: relocatable code needed
 };
 
 std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,

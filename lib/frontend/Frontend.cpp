@@ -1,6 +1,7 @@
 // The Clang parse of each input in CUDA device mode, concurrently.
 #include "frontend/Frontend.h"
 
+#include "frontend/ParseCompat.h"
 #include "support/Error.h"
 #include "support/Files.h"
 
@@ -12,7 +13,9 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/VirtualFileSystem.h"
 
 #include <memory>
 
@@ -50,7 +53,23 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
       // cooperative_groups declares its cluster API for nvcc, or where this says the cluster
       // intrinsics exist; they do for Clang's parse (it still checks the arch itself).
       "-D_CG_CLUSTER_INTRINSICS_AVAILABLE",
+      // nvcc is the compiler of record: host/device call checks Clang would make in function
+      // bodies (a host function calling a __device__-only `max`) wait until code is emitted,
+      // which a parse never does; and no count of errors stops the parse early.
+      "-fgpu-defer-diag",
+      "-ferror-limit=0",
+      // Lets the extractor skip the bodies of the headers' ordinary functions (Extractor.cpp).
+      "-Xclang",
+      "-skip-function-bodies",
+      "-include",
+      parseCompatHeaderPath(),
   };
+  for (std::string& define : nvccPredefines(toolkit.release, options.relocatable,
+                                            options.nvccFlags))
+    args.push_back(std::move(define));
+  // A device-side launch (dynamic parallelism) needs relocatable device code in Clang too.
+  if (options.relocatable)
+    args.push_back("-fgpu-rdc");
   // Reported for CUDA 13.2's headers: Clang needs the rsqrt specifier macro defined empty.
   if (toolkit.cudaVersion >= 13020)
     args.push_back("-D_NV_RSQRT_SPECIFIER=");
@@ -65,38 +84,38 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
   if (auto it = options.inputArgs.find(input); it != options.inputArgs.end())
     args.insert(args.end(), it->second.begin(), it->second.end());
   args.insert(args.end(), options.extraArgs.begin(), options.extraArgs.end());
+  // The host compiler's own headers (omp.h), after everything else, as nvcc's host compiler has
+  // them.
+  if (!options.hostIncludeDir.empty()) {
+    args.push_back("-idirafter");
+    args.push_back(options.hostIncludeDir);
+  }
   args.push_back(input);
   return args;
 }
 
 namespace {
 
-class ExtractAction : public clang::ASTFrontendAction {
+// Clang's diagnostics, filtered by the rule that nvcc is the compiler of record:
+//  - Clang's own errors and warnings inside a function body (host or device code) are Clang
+//    disagreeing with nvcc about code nvcc compiles (an overload only nvcc's headers declare, an
+//    asm operand, a gcc extension): they do not stop the build, and -v shows them as remarks.
+//    A real problem there stops nvcc, which then reports it in its own words.
+//  - Clang's own warnings elsewhere are about the user's code, which nvcc warns about itself:
+//    -v only.
+//  - Errors outside function bodies (a kernel's declaration, a missing header) and tlc's own
+//    diagnostics print as they are.
+//  - Clang 22 says on every parse that it knows CUDA only up to 12.9; that is noise.
+// A device-side kernel launch, which Clang refuses without -fgpu-rdc, is noted: the build then
+// compiles relocatable device code, as nvcc needs it too.
+class ParseDiagnostics : public clang::DiagnosticConsumer {
 public:
-  ExtractAction(TranslationUnitFacts& facts, llvm::raw_ostream& diagnostics)
-      : Facts(facts), Diagnostics(diagnostics) {}
+  ParseDiagnostics(clang::DiagnosticConsumer& next, bool verbose, TranslationUnitFacts& facts)
+      : Next(next), Verbose(verbose), Facts(facts) {}
 
-  // Clang prints "N errors generated" to its verbose stream; keep it with this unit's messages.
-  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
-    ci.setVerboseOutputStream(Diagnostics);
-    return true;
-  }
-
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
-                                                        llvm::StringRef) override {
-    return makeExtractorConsumer(ci, Facts);
-  }
-
-private:
-  TranslationUnitFacts& Facts;
-  llvm::raw_ostream& Diagnostics;
-};
-
-// Clang 22 knows CUDA up to 12.9 and says so on every parse of a CUDA 13 file; the driver emits
-// that before `-Wno-unknown-cuda-version` applies. It is noise for tlc's users, so drop it here.
-class QuietCudaVersionConsumer : public clang::DiagnosticConsumer {
-public:
-  explicit QuietCudaVersionConsumer(clang::DiagnosticConsumer& next) : Next(next) {}
+  // Sema, once it exists, says whether a diagnostic comes from inside a function body.
+  void attach(clang::CompilerInstance& ci) { Instance = &ci; }
+  unsigned hidden() const { return Hidden; }
 
   void BeginSourceFile(const clang::LangOptions& language,
                        const clang::Preprocessor* preprocessor) override {
@@ -111,12 +130,66 @@ public:
     if (id == clang::diag::warn_drv_new_cuda_version ||
         id == clang::diag::warn_drv_partially_supported_cuda_version)
       return;
+    if (id == clang::diag::err_cuda_device_kernel_launch_require_rdc)
+      Facts.deviceSideLaunch = true;
+    if (level == clang::DiagnosticsEngine::Note) {
+      if (!LastHidden)
+        forward(level, info);
+      else if (Verbose)
+        Next.HandleDiagnostic(level, info);
+      return;
+    }
+    LastHidden = !clang::DiagnosticIDs::IsCustomDiag(id) &&
+                 (inFunctionBody() || level == clang::DiagnosticsEngine::Warning ||
+                  level == clang::DiagnosticsEngine::Remark);
+    if (!LastHidden)
+      return forward(level, info);
+    ++Hidden;
+    if (Verbose)
+      Next.HandleDiagnostic(clang::DiagnosticsEngine::Remark, info);
+  }
+
+private:
+  bool inFunctionBody() const {
+    return Instance && Instance->hasSema() &&
+           Instance->getSema().getCurFunctionDecl(/*AllowLambda=*/true);
+  }
+
+  void forward(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) {
     DiagnosticConsumer::HandleDiagnostic(level, info); // keeps this consumer's counts
     Next.HandleDiagnostic(level, info);
   }
 
-private:
   clang::DiagnosticConsumer& Next;
+  bool Verbose;
+  TranslationUnitFacts& Facts;
+  clang::CompilerInstance* Instance = nullptr;
+  bool LastHidden = false;
+  unsigned Hidden = 0;
+};
+
+class ExtractAction : public clang::ASTFrontendAction {
+public:
+  ExtractAction(TranslationUnitFacts& facts, llvm::raw_ostream& diagnostics,
+                ParseDiagnostics& filter)
+      : Facts(facts), Diagnostics(diagnostics), Filter(filter) {}
+
+  // Clang prints "N errors generated" to its verbose stream; keep it with this unit's messages.
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    ci.setVerboseOutputStream(Diagnostics);
+    Filter.attach(ci);
+    return true;
+  }
+
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef) override {
+    return makeExtractorConsumer(ci, Facts);
+  }
+
+private:
+  TranslationUnitFacts& Facts;
+  llvm::raw_ostream& Diagnostics;
+  ParseDiagnostics& Filter;
 };
 
 struct UnitOutcome {
@@ -136,18 +209,27 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
   diagnosticOptions.ShowColors = options.color;
   clang::TextDiagnosticPrinter printer(diagnosticsStream, diagnosticOptions);
 
+  // The real file system, with the parse's compatibility header laid over it.
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::vfs::getRealFileSystem());
+  auto virtualFiles = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  virtualFiles->addFile(parseCompatHeaderPath(), 0,
+                        llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));
+  overlay->pushOverlay(virtualFiles);
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(
-      new clang::FileManager(clang::FileSystemOptions()));
-  clang::tooling::ToolInvocation invocation(clangCommandLine(input, options, toolkit),
-                                            std::make_unique<ExtractAction>(outcome.facts, diagnosticsStream),
-                                            files.get());
-  QuietCudaVersionConsumer consumer(printer);
-  invocation.setDiagnosticConsumer(&consumer);
+      new clang::FileManager(clang::FileSystemOptions(), overlay));
+  ParseDiagnostics filter(printer, options.verbose, outcome.facts);
+  clang::tooling::ToolInvocation invocation(
+      clangCommandLine(input, options, toolkit),
+      std::make_unique<ExtractAction>(outcome.facts, diagnosticsStream, filter), files.get());
+  invocation.setDiagnosticConsumer(&filter);
   invocation.setDiagnosticOptions(&diagnosticOptions);
   bool ok = invocation.run();
-  outcome.errors = consumer.getNumErrors();
-  if (!ok && outcome.errors == 0)
-    outcome.errors = 1; // a driver failure that printed nothing through the consumer
+  outcome.errors = filter.getNumErrors();
+  // Clang counts the errors it was told to keep quiet about too; only a failure that printed
+  // nothing at all (the driver's own) fails the parse here.
+  if (!ok && outcome.errors == 0 && filter.hidden() == 0)
+    outcome.errors = 1;
   diagnosticsStream.flush();
   return outcome;
 }

@@ -25,8 +25,14 @@ struct FrontendOptions {
   // Per input (as named on the command line): flags from a compilation database.
   std::map<std::string, std::vector<std::string>> inputArgs;
   std::string tlcIncludeDir;            // folder holding tlc/annotations.h
-  unsigned jobs = 0;                    // parallel jobs (-j); 0 = hardware threads
-  bool color = false;                   // ANSI colors in diagnostics
+  // What nvcc will be given, so the parse sees what nvcc sees (frontend/ParseCompat.h): its
+  // flags decide some of its predefined macros, relocatable code another and Clang's -fgpu-rdc.
+  std::vector<std::string> nvccFlags;
+  bool relocatable = false;
+  std::string hostIncludeDir; // the host compiler's own include folder (omp.h), searched last
+  unsigned jobs = 0;          // parallel jobs (-j); 0 = hardware threads
+  bool color = false;         // ANSI colors in diagnostics
+  bool verbose = false;       // show Clang's diagnostics that nvcc does not share
 };
 
 // nvcc's default target when no --arch is given (sm_75 since CUDA 13.0).

@@ -11,6 +11,7 @@
 #include "clang/AST/QualTypeNames.h"
 #include "clang/AST/RecordLayout.h"
 #include "clang/AST/Type.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/xxhash.h"
@@ -41,6 +42,26 @@ static bool isGlobalRecordNamed(const clang::RecordDecl* record, llvm::StringRef
 
 static bool isHalf(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "__half"); }
 static bool isBFloat16(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "__nv_bfloat16"); }
+static bool isHalf2(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "__half2"); }
+static bool isBFloat162(const clang::RecordDecl* r) {
+  return isGlobalRecordNamed(r, "__nv_bfloat162");
+}
+
+// The toolkit's C headers NAME.h may include, by file name: a type one of them declares (float4
+// from vector_types.h, cudaTextureObject_t from driver_types.h, CUdeviceptr from cuda.h) is
+// spelled in the generated header as the toolkit spells it, so callers pass their own values.
+static const char* toolkitHeaderOf(const clang::ASTContext& context, clang::SourceLocation at) {
+  static const char* const headers[] = {"vector_types.h", "driver_types.h", "surface_types.h",
+                                        "texture_types.h", "cuda.h"};
+  if (!isInSystemHeader(context, at))
+    return nullptr;
+  llvm::StringRef file = context.getSourceManager().getFilename(
+      context.getSourceManager().getFileLoc(at));
+  for (const char* header : headers)
+    if (file.ends_with(std::string("/") + header))
+      return header;
+  return nullptr;
+}
 static bool isTensorMap(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "CUtensorMap_st"); }
 
 // Typedef names C callers know from <stddef.h>/<stdint.h>; kept as spelled ("typed as declared").
@@ -92,12 +113,20 @@ static std::optional<ScalarType> scalarType(const clang::ASTContext& context,
 
 bool ParameterTypes::setBase(clang::QualType type, CType& out) {
   type = type.getUnqualifiedType();
-  // Standard typedefs keep their names; user typedefs resolve to what they name.
+  // Standard typedefs and the toolkit's keep their names; user typedefs resolve to what they
+  // name.
   for (clang::QualType t = type; const auto* typedefType = t->getAs<clang::TypedefType>();
        t = typedefType->desugar()) {
-    if (isStandardTypedef(typedefType->getDecl()->getName())) {
+    const clang::TypedefNameDecl* decl = typedefType->getDecl();
+    if (isStandardTypedef(decl->getName())) {
       out.baseKind = CType::Base::Builtin;
-      out.base = typedefType->getDecl()->getName().str();
+      out.base = decl->getName().str();
+      return true;
+    }
+    if (const char* header = toolkitHeaderOf(Context, decl->getLocation())) {
+      out.baseKind = CType::Base::Toolkit;
+      out.base = decl->getName().str();
+      out.header = header;
       return true;
     }
   }
@@ -135,9 +164,20 @@ bool ParameterTypes::setBase(clang::QualType type, CType& out) {
     } else if (isBFloat16(record)) {
       out.baseKind = CType::Base::BFloat16;
       out.base = "tlc_bfloat16";
+    } else if (isHalf2(record)) {
+      out.baseKind = CType::Base::Half2;
+      out.base = "tlc_half2";
+    } else if (isBFloat162(record)) {
+      out.baseKind = CType::Base::BFloat162;
+      out.base = "tlc_bfloat162";
     } else if (isTensorMap(record)) {
       out.baseKind = CType::Base::TensorMap;
       out.base = "CUtensorMap";
+    } else if (const char* header = toolkitHeaderOf(Context, record->getLocation());
+               header && !record->getName().empty()) {
+      out.baseKind = CType::Base::Toolkit; // float4, dim3: a C struct in the toolkit's header
+      out.base = record->getName().str();
+      out.header = header;
     } else if (record->getDefinition()) {
       out.baseKind = CType::Base::Record;
       out.base = mirror(*record->getDefinition());
@@ -304,9 +344,14 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
     setBase(canonical, out.ctype);
     return true;
   }
-  if (isHalf(record) || isBFloat16(record)) {
+  if (isHalf(record) || isBFloat16(record) || isHalf2(record) || isBFloat162(record)) {
+    // Their copy constructors make them not trivially copyable, but a kernel argument is its
+    // bytes: passed as tlc_half(2)/tlc_bfloat16(2), bit for bit.
     out.kind = ParamKind::Scalar;
-    out.scalar.type = isHalf(record) ? ScalarType::F16 : ScalarType::BF16;
+    out.scalar.type = isHalf(record)       ? ScalarType::F16
+                      : isBFloat16(record) ? ScalarType::BF16
+                      : isHalf2(record)    ? ScalarType::F16x2
+                                           : ScalarType::BF16x2;
     setBase(canonical, out.ctype);
     return true;
   }
@@ -349,8 +394,18 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
             "to a kernel by value";
       return false;
     }
+    // A tag (std::integral_constant, an empty struct) carries nothing: no C parameter.
+    if (cxx && cxx->isEmpty()) {
+      out.kind = ParamKind::Empty;
+      return true;
+    }
     out.kind = ParamKind::Record;
-    setBase(canonical, out.ctype);
+    setBase(type, out.ctype);
+    if (out.ctype.baseKind == CType::Base::Toolkit) {
+      out.record.name = out.record.cName = out.ctype.base;
+      out.record.header = out.ctype.header;
+      return true;
+    }
     out.record.cName = out.ctype.base;
     for (const Record& mirrored : Records)
       if (mirrored.cName == out.record.cName) {

@@ -6,20 +6,12 @@
 #include "checks/SourceDiagnostics.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <map>
 
 namespace tlc {
-
-const std::vector<std::string>& reservedLauncherNames() {
-  static const std::vector<std::string> names = {
-      "load",          "unload",      "last_error",   "find_kernel", "launch_kernel",
-      "kernel_count",  "kernel_name", "get_function", "set_image_path", "status_string",
-      "config",        "kernel",
-  };
-  return names;
-}
 
 std::vector<std::string> entryPointNames(const Kernel& kernel) {
   std::vector<std::string> names = {kernel.launcher};
@@ -38,9 +30,18 @@ static std::string templateSuffix(const Kernel& kernel) {
   return suffix;
 }
 
+// The kernel's qualified name without anonymous namespaces, which name nothing a reader knows.
+static std::string nameWithoutAnonymousNamespaces(std::string name) {
+  const std::string anonymous = "(anonymous namespace)::";
+  for (size_t at; (at = name.find(anonymous)) != std::string::npos;)
+    name.erase(at, anonymous.size());
+  return name;
+}
+
 static std::string baseName(const Kernel& kernel) {
-  std::string base = kernel.explicitName.empty() ? identifierFrom(kernel.name)
-                                                 : kernel.explicitName;
+  std::string base = kernel.explicitName.empty()
+                         ? identifierFrom(nameWithoutAnonymousNamespaces(kernel.name))
+                         : kernel.explicitName;
   return base + templateSuffix(kernel);
 }
 
@@ -57,11 +58,31 @@ static std::string overloadSuffix(const Kernel& kernel) {
   return identifierFrom(spelled);
 }
 
+// A kernel with internal linkage is its input's own: where kernels of several inputs share a
+// name, such a kernel's launcher says which input it comes from (`a_k` for a.cu's static k).
+static std::string inputPrefix(const Kernel& kernel,
+                               const std::vector<const Kernel*>& sameName) {
+  if (!kernel.internalLinkage || !kernel.explicitName.empty())
+    return "";
+  auto inputOf = [](const Kernel& k) {
+    return k.translationUnits.empty() ? std::string() : k.translationUnits.front();
+  };
+  std::string input = inputOf(kernel);
+  bool otherInputs = std::any_of(sameName.begin(), sameName.end(),
+                                 [&](const Kernel* other) { return inputOf(*other) != input; });
+  return otherInputs ? identifierFrom(llvm::sys::path::stem(input).str()) + "_" : "";
+}
+
 bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagnostics) {
-  std::map<std::string, std::vector<Kernel*>> byBase;
-  for (Kernel& kernel : kernels)
+  std::map<std::string, std::vector<const Kernel*>> byBase;
+  for (const Kernel& kernel : kernels)
     byBase[baseName(kernel)].push_back(&kernel);
-  for (auto& [base, group] : byBase) {
+  std::map<std::string, std::vector<Kernel*>> byName; // after input prefixes
+  for (Kernel& kernel : kernels) {
+    std::string base = baseName(kernel);
+    byName[inputPrefix(kernel, byBase[base]) + base].push_back(&kernel);
+  }
+  for (auto& [base, group] : byName) {
     for (Kernel* kernel : group) {
       bool overloaded = group.size() > 1 && kernel->explicitName.empty();
       kernel->launcher = overloaded ? base + "_" + overloadSuffix(*kernel) : base;
@@ -69,18 +90,10 @@ bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagno
   }
 
   bool ok = true;
-  const auto& reserved = reservedLauncherNames();
   std::map<std::string, const Kernel*> taken;
   for (const Kernel& kernel : kernels) {
     SourceLocation at = kernel.explicitName.empty() ? kernel.location : kernel.explicitNameLocation;
     for (const std::string& name : entryPointNames(kernel)) {
-      if (std::find(reserved.begin(), reserved.end(), name) != reserved.end()) {
-        diagnostics.error(at, "launcher name '" + name + "' of kernel '" + kernel.displayName +
-                                  "' is taken by the launcher API; rename it with "
-                                  "TLC_NAME(\"...\") from tlc/annotations.h");
-        ok = false;
-        continue;
-      }
       auto [it, inserted] = taken.emplace(name, &kernel);
       if (inserted)
         continue;

@@ -1,6 +1,8 @@
 // Launcher names: deterministic, readable C identifiers for kernels. `saxpy` stays `saxpy`,
 // `nn::act::gelu` becomes `nn_act_gelu`, `copy_vec<float, 4>` becomes `copy_vec_float_4`.
-// Overloads sharing a name get a suffix from their parameter types; TLC_NAME overrides.
+// Overloads sharing a name get a suffix from their parameter types; static kernels of several
+// inputs sharing a name get their input's stem as a prefix; TLC_NAME overrides. No launcher name
+// is reserved: tlc's own API is tlc_NAME_*, which no launcher (NAME_*) can spell.
 #pragma once
 
 #include "model/Model.h"
@@ -12,14 +14,11 @@ namespace tlc {
 
 class SourceDiagnostics;
 
-// Names the launcher API already uses (NAME_load, NAME_unload, ...); a kernel may not take them.
-const std::vector<std::string>& reservedLauncherNames();
-
 // The entry points a kernel gets in the generated API besides the launcher itself.
 std::vector<std::string> entryPointNames(const Kernel& kernel);
 
 // Sets Kernel::launcher for every kernel. Collisions that remain (explicit names, overloads whose
-// parameter types spell alike, reserved names) are reported; returns false if there were any.
+// parameter types spell alike) are reported; returns false if there were any.
 bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagnostics);
 
 } // namespace tlc

@@ -24,7 +24,9 @@ struct SourceLocation {
 // A C type as the generated header spells it. `const float* __restrict__` is
 // {base "float", baseConst, pointers [{restrict}]}. Pointers are listed innermost first.
 struct CType {
-  enum class Base { Void, Builtin, Half, BFloat16, Record, TensorMap };
+  // Toolkit: a type one of the toolkit's C headers declares (float4, dim3, cudaTextureObject_t),
+  // spelled as it does; `header` names the header NAME.h then includes.
+  enum class Base { Void, Builtin, Half, BFloat16, Record, TensorMap, Half2, BFloat162, Toolkit };
   struct Pointer {
     bool isConst = false;
     bool isRestrict = false;
@@ -32,6 +34,7 @@ struct CType {
 
   Base baseKind = Base::Void;
   std::string base; // "float", "unsigned int", "size_t"; for Record the mirror's name (unprefixed)
+  std::string header; // Toolkit: the toolkit header declaring `base`, e.g. "vector_types.h"
   bool baseConst = false;
   std::vector<Pointer> pointers;
 };
@@ -39,10 +42,15 @@ struct CType {
 // The model's enums are spelled only at the JSON edge; model/EnumTables.h has one table per enum
 // with its names (annotation and JSON spelling, the CUDA driver's enumerator).
 
-enum class ParamKind { Pointer, Scalar, Record, TensorMap };
+// Empty: an empty class by value (a tag such as std::integral_constant): it carries nothing, so
+// it has no C parameter and the launcher passes a value-initialised object.
+enum class ParamKind { Pointer, Scalar, Record, TensorMap, Empty };
 
-// A scalar parameter's type; spelled bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64.
-enum class ScalarType { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64 };
+// A scalar parameter's type; spelled bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64, and
+// f16x2 bf16x2 for __half2 and __nv_bfloat162.
+enum class ScalarType {
+  Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, F16x2, BF16x2
+};
 
 struct ScalarInfo {
   ScalarType type = ScalarType::I32;
@@ -149,6 +157,13 @@ struct Kernel {
   std::string symbol;      // exact device symbol: extern "C" name or Itanium mangling
   bool externC = false;
   bool weak = false;       // an inline definition or a template instantiation (WEAK in the cubin)
+  // Static or in an anonymous namespace: nvcc renames it (per file, and again when compiled
+  // relocatable), so `symbol` is Clang's guess until the build takes the image's (the image's
+  // symbol table is the truth; build/SymbolResolution.h).
+  bool internalLinkage = false;
+  // The image targets that hold it, once a build has checked the image (build/ImageCheck.h):
+  // code under `#if __CUDA_ARCH__` may exist for some targets only. Empty before.
+  std::vector<std::string> targets;
   SourceLocation location; // the definition (a template's pattern for instantiations)
   std::optional<SourceLocation> instantiatedAt; // explicit or implicit point of instantiation
   std::vector<TemplateArgument> templateArgs;
@@ -207,6 +222,9 @@ struct Module {
   std::vector<Kernel> kernels;
   std::vector<Record> records;
   std::vector<std::string> otherEntries; // kernels from system headers: in the image, no launcher
+  // Some input launches a kernel from device code (dynamic parallelism): the module needs
+  // relocatable device code, and the parse -fgpu-rdc.
+  bool deviceSideLaunch = false;
 };
 
 } // namespace tlc

@@ -19,11 +19,14 @@ json toJson(const CType& type) {
   json pointers = json::array();
   for (const CType::Pointer& pointer : type.pointers)
     pointers.push_back({{"const", pointer.isConst}, {"restrict", pointer.isRestrict}});
-  return {{"base", type.base},
-          {"base_kind", toString(type.baseKind)},
-          {"is_mirror", type.baseKind == CType::Base::Record},
-          {"const", type.baseConst},
-          {"pointers", pointers}};
+  json out = {{"base", type.base},
+              {"base_kind", toString(type.baseKind)},
+              {"is_mirror", type.baseKind == CType::Base::Record},
+              {"const", type.baseConst},
+              {"pointers", pointers}};
+  if (type.baseKind == CType::Base::Toolkit)
+    out["header"] = type.header;
+  return out;
 }
 
 static json tensorMapJson(const TensorMapSpec& spec) {
@@ -69,7 +72,8 @@ json toJson(const Param& param) {
               {"c_type", toJson(param.ctype)},
               {"location", toJson(param.location)},
               {"c_name", param.cName},
-              {"is_tensor_map", param.tensorMap.has_value()}};
+              {"is_tensor_map", param.tensorMap.has_value()},
+              {"is_empty", param.kind == ParamKind::Empty}};
   switch (param.kind) {
   case ParamKind::Pointer:
     out["pointer"] = {{"pointee", param.pointer.pointee},
@@ -110,7 +114,8 @@ json toJson(const Kernel& kernel) {
           {"symbol", kernel.symbol},
           {"launcher", kernel.launcher},
           {"extern_c", kernel.externC},
-          {"linkage", kernel.weak ? "weak" : "strong"},
+          {"linkage", kernel.internalLinkage ? "internal" : kernel.weak ? "weak" : "strong"},
+          {"targets", kernel.targets},
           {"location", toJson(kernel.location)},
           {"instantiated_at", kernel.instantiatedAt ? toJson(*kernel.instantiatedAt)
                                                     : json(nullptr)},

@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdio>
 #include <set>
@@ -50,14 +51,11 @@ static nlohmann::json buildSection(const LauncherFacts& facts) {
           {"inputs", facts.inputs},
           {"targets", targetsView(facts.targets)},
           {"target_count", facts.targets.size()},
-          // Every target holds every kernel until the image says otherwise.
-          {"targets_mask", std::to_string((1ull << facts.targets.size()) - 1) + "u"},
           {"image",
            {{"file", facts.imageFile},
             {"embedded", facts.embedImage},
             {"symbol", "tlc_image_" + facts.name}}},
           {"launcher_types", facts.launcherTypes},
-          {"uses_vector_types", false},
           {"api", moduleApiView()}};
 }
 
@@ -78,13 +76,36 @@ static nlohmann::json tensorMapTableRow(const TensorMapSpec& spec) {
           {"pixels", spec.pixels}};
 }
 
+// The runtime's KernelInfo::targets: bit i for the build's target i, if it holds the kernel.
+static std::string targetsMask(const Kernel& kernel, const std::vector<std::string>& targets) {
+  unsigned long long mask = 0;
+  for (size_t i = 0; i < targets.size(); ++i)
+    if (kernel.targets.empty() || // not checked against an image: every target
+        std::find(kernel.targets.begin(), kernel.targets.end(), targets[i]) !=
+            kernel.targets.end())
+      mask |= 1ull << i;
+  return std::to_string(mask) + "u";
+}
+
+// The toolkit header a C type needs NAME.h to include (cuda.h is included anyway).
+static void addToolkitHeader(const CType& type, std::set<std::string>& headers) {
+  if (type.baseKind == CType::Base::Toolkit && type.header != "cuda.h")
+    headers.insert(type.header);
+}
+
 // Mustache can test a value but not count, pad or filter a list: these helpers do it.
-static void addPresentationHelpers(const Module& module, nlohmann::json& view) {
-  bool anyTensorMaps = false;
+static void addPresentationHelpers(const Module& module, const LauncherFacts& facts,
+                                   nlohmann::json& view) {
+  bool anyTensorMaps = false, anyEmpty = false;
+  std::set<std::string> toolkitHeaders; // beyond cuda.h, which NAME.h includes anyway
+  for (const Record& record : module.records)
+    for (const RecordField& field : record.fields)
+      addToolkitHeader(field.ctype, toolkitHeaders);
   for (size_t k = 0; k < module.kernels.size(); ++k) {
     const Kernel& kernel = module.kernels[k];
     assert(kernel.index == k && "the module's derived facts are stale (deriveFacts)");
     nlohmann::json& kernelView = view["kernels"][k];
+    kernelView["targets_mask"] = targetsMask(kernel, facts.targets);
     // The launcher's `tensors` array: the tensor-map parameters alone, comma-separated.
     nlohmann::json mapNames = nlohmann::json::array();
     for (size_t p = 0; p < kernel.params.size(); ++p) {
@@ -96,10 +117,16 @@ static void addPresentationHelpers(const Module& module, nlohmann::json& view) {
     }
     kernelView["tensor_map_c_names"] = std::move(mapNames);
     anyTensorMaps |= kernel.tensorMapCount != 0;
+    for (const Param& param : kernel.params) {
+      anyEmpty |= param.kind == ParamKind::Empty;
+      addToolkitHeader(param.ctype, toolkitHeaders);
+    }
   }
   view["kernel_count"] = module.kernels.size();
   view["has_records"] = !module.records.empty();
   view["has_tensor_maps"] = anyTensorMaps;
+  view["has_empty_params"] = anyEmpty;
+  view["toolkit_headers"] = std::vector<std::string>(toolkitHeaders.begin(), toolkitHeaders.end());
 }
 
 std::string commentText(llvm::StringRef text) {
@@ -170,7 +197,7 @@ static void makePasteSafe(nlohmann::json& view) {
 
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
   nlohmann::json view = toJson(module);
-  addPresentationHelpers(module, view);
+  addPresentationHelpers(module, facts, view);
   view["build"] = buildSection(facts);
   makePasteSafe(view);
   return view;

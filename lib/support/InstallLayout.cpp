@@ -14,6 +14,10 @@ std::string InstallLayout::runtimeLibrary() const {
   return prefix + "/" TLC_INSTALL_LIBDIR "/tlc/libtlc_runtime.a";
 }
 
+std::string InstallLayout::pythonLibrary() const {
+  return prefix + "/" TLC_INSTALL_LIBDIR "/tlc/libtlc_python.a";
+}
+
 InstallLayout installLayoutOf(const char* argv0) {
   static int anchor;
   std::string executable = llvm::sys::fs::getMainExecutable(argv0, &anchor);

@@ -185,28 +185,30 @@ tlc_status allowNonPortableCluster(const Module& module, const ActiveDevice& act
 
 // An L2 persistence window only persists what the context's persisting L2 limit sets aside: the
 // launch raises the limit to cover the window (up to the device's maximum), never lowers it.
-// Checked in the context the launch runs in; the primary context's limit is remembered.
+// The limit is read at every window launch, in the context the launch runs in: a caller may
+// have reset it (docs/launcher-api.md says how to give the L2 back), and a remembered value
+// would then leave later windows with nothing set aside.
 tlc_status ensurePersistingL2(const Module& module, int kernel, const tlc_config& config,
-                              DeviceState& device, const DeviceContext& context) {
+                              DeviceState& device) {
   if (device.maxPersistingL2 == 0)
     return TLC_SUCCESS; // no persisting L2 on this device: the window is only a hint
   double persisting = static_cast<double>(config.l2_persist_bytes) * config.l2_persist_hit_ratio;
   size_t wanted = std::min(device.maxPersistingL2, static_cast<size_t>(persisting + 0.5));
-  if (context.primary() && wanted <= device.persistingL2.load(std::memory_order_acquire))
-    return TLC_SUCCESS;
-  std::lock_guard<std::mutex> lock(device.mutex);
   const Driver& d = driver();
   size_t current = 0;
   CUresult result = d.ctxGetLimit(&current, CU_LIMIT_PERSISTING_L2_CACHE_SIZE);
-  if (result == CUDA_SUCCESS && current < wanted) {
-    result = d.ctxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, wanted);
-    current = wanted;
+  if (result == CUDA_SUCCESS && current >= wanted)
+    return TLC_SUCCESS;
+  if (result == CUDA_SUCCESS) {
+    // Raised under the device's lock, so that two launches never lower each other's limit.
+    std::lock_guard<std::mutex> lock(device.mutex);
+    result = d.ctxGetLimit(&current, CU_LIMIT_PERSISTING_L2_CACHE_SIZE);
+    if (result == CUDA_SUCCESS && current < wanted)
+      result = d.ctxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, wanted);
   }
   if (result != CUDA_SUCCESS)
     return failKernel(module, TLC_ERROR_LAUNCH, kernel, device.ordinal,
                       "cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE)", result);
-  if (context.primary() && current > device.persistingL2.load(std::memory_order_relaxed))
-    device.persistingL2.store(current, std::memory_order_release);
   return TLC_SUCCESS;
 }
 
@@ -340,7 +342,7 @@ tlc_status launchOn(const Module& module, int kernel, const tlc_config& config,
     return failKernel(module, TLC_ERROR_DRIVER, kernel, device.ordinal, "cuCtxPushCurrent",
                       context.result());
   if (config.l2_persist_bytes) {
-    status = ensurePersistingL2(module, kernel, config, device, context);
+    status = ensurePersistingL2(module, kernel, config, device);
     if (status != TLC_SUCCESS)
       return status;
   }

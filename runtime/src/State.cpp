@@ -392,7 +392,6 @@ tlc_status attachDevice(const Module& module, ModuleState& state, DeviceState& d
     return failCall(module, statusFor(result, TLC_ERROR_DRIVER), device.ordinal,
                     "cuDevicePrimaryCtxRetain", result);
   device.primary.store(primary, std::memory_order_relaxed);
-  device.persistingL2.store(0, std::memory_order_relaxed);
   for (int kernel = 0; kernel < module.kernelCount; ++kernel) {
     device.kernels[kernel].sharedLimit.store(0, std::memory_order_relaxed);
     device.kernels[kernel].nonPortableCluster.store(false, std::memory_order_relaxed);

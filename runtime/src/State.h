@@ -36,12 +36,17 @@ struct DeviceState {
   size_t maxL2Window = 0;      // CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE
   char name[96] = {};
   std::atomic<CUcontext> primary{nullptr};
-  std::atomic<size_t> persistingL2{0}; // the primary context's persisting L2 limit, once raised
   std::mutex mutex;                    // kernel attributes and limits on this device
   KernelSlot* kernels = nullptr;       // [kernelCount]
 };
 
 struct ModuleState {
+#ifdef TLC_RUNTIME_TEST_OTHER_LAYOUT
+  // The isolation tests' second runtime, standing for another tlc version's, lays its state out
+  // differently (test/runtime/IsolationTests.cpp): were any runtime symbol shared between two
+  // libraries, one copy would read the other's state wrongly.
+  char otherLayout[40] = {};
+#endif
   std::mutex mutex; // loading the image, setting devices up, unloading
   std::atomic<int> inFlight{0};
   std::atomic<bool> closing{false};

@@ -1,4 +1,4 @@
-// test/gpu context, no_binary, two_devices: a kernel whose output the host can predict.
+// test/gpu context, targets, two_devices, l2_window: a kernel whose output the host can predict.
 
 // out[i] = a hash of (seed, i): every element differs, and a stale or unwritten one shows.
 __global__ void fill_pattern(unsigned* out, unsigned seed, int n) {

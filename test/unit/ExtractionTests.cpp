@@ -261,10 +261,12 @@ TEST_CASE("the JSON model carries versions, schema and every kernel field", "[ex
                                                 "launch_bounds", "cluster_dims", "explicit_name",
                                                 "translation_units", "params", "index",
                                                 "has_params", "first_tensor_map",
-                                                "tensor_map_count", "has_tensor_maps"});
+                                                "tensor_map_count", "has_tensor_maps",
+                                                "targets"});
   CHECK(keysOf(document["kernels"][1]["params"][0]) ==
         std::set<std::string>{"index", "name", "type", "canonical_type", "size", "align", "kind",
-                              "pointer", "c_type", "location", "c_name", "is_tensor_map"});
+                              "pointer", "c_type", "location", "c_name", "is_tensor_map",
+                              "is_empty"});
   CHECK(document["tlc_version"] == "1.2.3");
   CHECK(document["cuda_version"] == "13.0.88");
   CHECK(document["arch"] == "sm_90a");

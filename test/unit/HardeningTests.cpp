@@ -1,6 +1,6 @@
 // The pieces that keep hostile input harmless, tested directly: what reaches the tools
 // (ToolPaths), depfile and comment escaping, running tools (timeouts, signals), the file writer
-// and its temporaries, and the cache's trust and settings. test/corpus runs them end to end.
+// and its temporaries, and the cache's trust and settings. test/bad-input runs them end to end.
 #include "TestSupport.h"
 
 #include "build/Depfile.h"

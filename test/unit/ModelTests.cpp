@@ -63,9 +63,9 @@ std::vector<std::string> enumeratorsOf(const std::string& header, const std::str
 
 TEST_CASE("every enum of the model has one row per enumerator, in order, and names round-trip",
           "[model]") {
-  checkTable(ParamKind::TensorMap);
-  checkTable(CType::Base::TensorMap);
-  checkTable(ScalarType::F64);
+  checkTable(ParamKind::Empty);
+  checkTable(CType::Base::Toolkit);
+  checkTable(ScalarType::BF16x2);
   checkTable(TemplateArgumentKind::Value);
   checkTable(TensorMapMode::Im2col);
   checkTable(TensorMapDataType::Packed16U6Align16B);
@@ -77,9 +77,9 @@ TEST_CASE("every enum of the model has one row per enumerator, in order, and nam
 
 TEST_CASE("enum names are what annotations and inspect --json spell", "[model]") {
   // docs/model-schema.md and docs/tma.md list these spellings; they are a contract.
-  CHECK(nameList<ParamKind>() == "pointer, scalar, record, tensor_map");
+  CHECK(nameList<ParamKind>() == "pointer, scalar, record, tensor_map, empty");
   CHECK(nameList<ScalarType>() ==
-        "bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64");
+        "bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, f16x2, bf16x2");
   CHECK(nameList<TemplateArgumentKind>() == "type, value");
   CHECK(nameList<TensorMapMode>() == "tiled, im2col");
   CHECK(nameList<TensorMapSwizzle>() ==
@@ -331,10 +331,12 @@ TEST_CASE("the launcher view is the model's JSON plus a build section and helper
   // Every key of the model's JSON is in the view with the same value; the view adds only the
   // build section and the presentation helpers.
   nlohmann::json stripped = view;
-  for (const char* helper : {"build", "kernel_count", "has_records", "has_tensor_maps"})
+  for (const char* helper : {"build", "kernel_count", "has_records", "has_tensor_maps",
+                             "has_empty_params", "toolkit_headers"})
     CHECK(stripped.erase(helper) == 1);
   for (nlohmann::json& kernel : stripped["kernels"]) {
     CHECK(kernel.erase("tensor_map_c_names") == 1);
+    CHECK(kernel.erase("targets_mask") == 1);
     for (nlohmann::json& param : kernel["params"])
       if (param["is_tensor_map"] == true)
         CHECK(param["tensor_map"].erase("table_row") == 1);
@@ -344,7 +346,10 @@ TEST_CASE("the launcher view is the model's JSON plus a build section and helper
   CHECK(view["build"]["module"] == "m");
   CHECK(view["build"]["MODULE"] == "M");
   CHECK(view["build"]["target_count"] == 2);
-  CHECK(view["build"]["targets_mask"] == "3u");
+  // A kernel not checked against an image yet: every target; else the targets that hold it.
+  CHECK(view["kernels"][0]["targets_mask"] == "3u");
+  module.kernels[0].targets = {"sm_90a"};
+  CHECK(launcherView(module, facts)["kernels"][0]["targets_mask"] == "2u");
   CHECK(view["build"]["targets"][1]["variant_literal"] == "'a'");
   CHECK(view["build"]["image"]["symbol"] == "tlc_image_m");
   CHECK(view["kernel_count"] == 3);

@@ -49,6 +49,7 @@ FrontendOptions frontendFor(const std::string& arch) {
   FrontendOptions options;
   options.arch = arch;
   options.tlcIncludeDir = TLC_STAGED_INCLUDE_DIR;
+  options.hostIncludeDir = tlc::hostCompilerIncludeDir();
   return options;
 }
 

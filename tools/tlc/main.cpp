@@ -150,6 +150,9 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
                   "seconds, and fail (default 3600; 0: no limit)")
       ->check(CLI::Range(0u, 1000000000u))
       ->capture_default_str();
+  command.add_flag("--python", options.python,
+                   "Also build the Python package NAME/ beside the library: one function per "
+                   "launcher, taking torch tensors, CUDA arrays and numbers (docs/python.md)");
 }
 
 // Reports the command's errors, and a failure to write its output (a full disk, a closed pipe).
@@ -232,7 +235,13 @@ int main(int argc, char** argv) {
   for (tlc::SourceOptions* options : {&inspect.sources, &check, &build.sources}) {
     options->frontend.extraArgs = clangArgs;
     options->frontend.color = color;
+    options->frontend.verbose = options->verbose;
     options->frontend.tlcIncludeDir = layout.includeDir();
+  }
+  if (*inspectCommand || *checkCommand || *buildCommand) {
+    std::string hostIncludeDir = tlc::hostCompilerIncludeDir();
+    for (tlc::SourceOptions* options : {&inspect.sources, &check, &build.sources})
+      options->frontend.hostIncludeDir = hostIncludeDir;
   }
   if (*inspectCommand)
     return finish(tlc::runInspect(inspect, llvm::outs()));
@@ -246,6 +255,8 @@ int main(int argc, char** argv) {
     if (build.templateDir.empty())
       build.templateDir = layout.templatesDir();
     build.runtimeLibrary = layout.runtimeLibrary();
+    build.pythonLibrary = layout.pythonLibrary();
+    build.pythonHelpersDir = layout.pythonHelpersDir();
     return finish(tlc::runBuild(build));
   }
 

@@ -10,8 +10,8 @@
 #include <cuda.h>
 #include <stddef.h>
 #include <stdint.h>
-#ifdef __cplusplus
 #include <string.h>
+#ifdef __cplusplus
 #include <type_traits>
 #else
 #include <stdbool.h>
@@ -34,7 +34,7 @@ typedef enum tlc_status {
  *
  * `size` lets the struct grow without breaking callers: 0 means the first layout (the fields
  * below), which every tlc library accepts; a caller using a field added later sets size to
- * sizeof(tlc_config) (TLC_CONFIG_INIT does), and a library that does not know a field the
+ * sizeof(tlc_config) (tlc_config_defaults() does), and a library that does not know a field the
  * caller set to a nonzero value refuses the launch instead of ignoring it. Fields are only ever
  * appended. */
 typedef struct tlc_config {
@@ -53,7 +53,14 @@ typedef struct tlc_config {
   float l2_persist_hit_ratio; /* fraction of the window to keep persisting, 0..1 */
 } tlc_config;
 
-#define TLC_CONFIG_INIT {sizeof(tlc_config)}
+/* A config with every field zero but `size`, for callers who use fields added after the first
+   layout: tlc_config config = tlc_config_defaults(); */
+static inline tlc_config tlc_config_defaults(void) {
+  tlc_config config;
+  memset(&config, 0, sizeof config);
+  config.size = sizeof config;
+  return config;
+}
 
 /* A tensor in global memory, passed for a kernel's tensor-map (TMA) parameter. The launcher
    encodes the CUtensorMap from this and the parameter's TLC_TMA annotation. Innermost dimension
@@ -65,19 +72,20 @@ typedef struct tlc_tensor {
 } tlc_tensor;
 
 /* IEEE binary16 and bfloat16 values (and pairs of them) as bits, so C needs no cuda_fp16.h. In
-   C++ any 2- or 4-byte trivially copyable value converts to them bit for bit, so __half,
-   __nv_bfloat16, __half2 and __nv_bfloat162 pass without casts. */
+   C++ any 2- or 4-byte standard-layout value converts to them bit for bit, so __half,
+   __nv_bfloat16, __half2 and __nv_bfloat162 (whose copy constructors make them not trivially
+   copyable, though they are their bits) pass without casts. */
 #ifdef __cplusplus
-#define TLC_BITS_CONVERSION(type, bits_type)                                                      \
-  type() = default;                                                                               \
+#define TLC_BITS_CONVERSION(self, bits_type)                                                      \
+  self() = default;                                                                               \
   template <typename T, typename = typename std::enable_if<                                       \
-                            sizeof(T) == sizeof(bits_type) && std::is_trivially_copyable<T>::value \
+                            sizeof(T) == sizeof(bits_type) && std::is_standard_layout<T>::value    \
                         >::type>                                                                  \
-  type(const T& value) {                                                                          \
+  self(const T& value) {                                                                          \
     memcpy(&bits, &value, sizeof bits);                                                           \
   }
 #else
-#define TLC_BITS_CONVERSION(type, bits_type)
+#define TLC_BITS_CONVERSION(self, bits_type)
 #endif
 typedef struct tlc_half {
   uint16_t bits;

@@ -26,4 +26,20 @@ foreach(expected IN ITEMS "env TLC_OPTIONS_LAUNCHER=1 " "--use_fast_math" "-line
     fail("'${expected}' is in none of tlc's commands: ${commands}")
   endif()
 endforeach()
+# PYTHON: the package beside the library, importable from the output folder.
+foreach(file IN ITEMS __init__.py __init__.pyi tlc/_ext.abi3.so)
+  if(NOT EXISTS "${outDir}/options/${file}")
+    fail("PYTHON: ${outDir}/options/${file} is missing")
+  endif()
+endforeach()
+find_program(python NAMES python3)
+if(python)
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${outDir}" "${python}" -c
+            "import options, inspect; print(sorted(options.__all__), list(inspect.signature(options.keep).parameters)[:2])"
+    OUTPUT_VARIABLE imported ERROR_VARIABLE importError RESULT_VARIABLE result)
+  if(NOT result EQUAL 0 OR NOT imported MATCHES "\\['keep'\\] \\['x', 'n'\\]")
+    fail("PYTHON: importing the package printed '${imported}' (${result}): ${importError}")
+  endif()
+endif()
 message("---- options: every option reached tlc")

@@ -82,17 +82,18 @@ size_t toolNamed(const tlc::BuildPlan& plan, const std::string& description) {
 
 } // namespace
 
-TEST_CASE("one input compiles whole-program to a cubin per arch", "[plan]") {
+TEST_CASE("one input and one SASS target compile whole-program to a cubin", "[plan]") {
   tlc::DevicePlan device =
       tlc::planDeviceBuild(deviceOptions({"in0/a.cu"}, {"sm_90a"}), fakeToolkit());
   REQUIRE(device.compiles.size() == 1);
   CHECK(device.links.empty());
   CHECK_FALSE(device.package);
+  CHECK_FALSE(device.fatbin);
   const std::vector<std::string>& argv = device.compiles[0].argv;
   CHECK(argv.front() == "/cuda/bin/nvcc");
   CHECK(has(argv, "-cubin"));
   CHECK_FALSE(has(argv, "-rdc=true"));
-  CHECK(has(argv, "-gencode=arch=compute_90a,code=sm_90a"));
+  CHECK(has(argv, "-gencode=arch=compute_90a,code=[sm_90a]"));
   CHECK(has(argv, "-O3"));
   // One cubin is the image, named as NAME_image.S embeds it; tools get relative names.
   CHECK(argv.back() == "m.cubin");
@@ -100,19 +101,47 @@ TEST_CASE("one input compiles whole-program to a cubin per arch", "[plan]") {
   CHECK(device.image == "/stage/work/m.cubin");
 }
 
+TEST_CASE("one input and several targets compile in one nvcc run into the image", "[plan]") {
+  tlc::DevicePlan device = tlc::planDeviceBuild(
+      deviceOptions({"in0/a.cu"}, {"sm_80", "compute_80", "sm_90a"}), fakeToolkit());
+  REQUIRE(device.compiles.size() == 1); // the front end runs once per virtual arch, as in nvcc
+  CHECK_FALSE(device.package);
+  CHECK(device.fatbin);
+  const std::vector<std::string>& argv = device.compiles[0].argv;
+  CHECK(has(argv, "-fatbin"));
+  CHECK(has(argv, "--no-compress"));
+  CHECK(has(argv, "-gencode=arch=compute_80,code=[sm_80,compute_80]"));
+  CHECK(has(argv, "-gencode=arch=compute_90a,code=[sm_90a]"));
+  CHECK(device.compiles[0].description == "nvcc a.cu (sm_80, compute_80, sm_90a)");
+  CHECK(argv.back() == "m.fatbin"); // the tools get names in the work folder, tlc paths
+  CHECK(device.image == "/stage/work/m.fatbin");
+  CHECK(device.targets.size() == 3);
+}
+
 TEST_CASE("several inputs compile relocatable and are device-linked per arch", "[plan]") {
   tlc::DevicePlan device = tlc::planDeviceBuild(
       deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
   CHECK(device.relocatable);
-  CHECK(device.compiles.size() == 4);
+  CHECK(device.compiles.size() == 2); // one per input, for every target
   for (const tlc::Step& compile : device.compiles)
-    CHECK((has(compile.argv, "-cubin") && has(compile.argv, "-rdc=true")));
+    CHECK((has(compile.argv, "-fatbin") && has(compile.argv, "-rdc=true")));
   REQUIRE(device.links.size() == 2);
   CHECK(has(device.links[0].argv, "-dlink"));
   CHECK(has(device.links[0].argv, "-ignore-host-info"));
+  CHECK(has(device.links[0].argv, "0-a.fatbin"));
+  CHECK(device.targets[0].perInput[0] == "/stage/work/0-a.fatbin"); // as tlc reads it
+  CHECK(device.ptxExtractions.empty()); // no PTX target
   REQUIRE(device.package);
   CHECK(device.package->argv.front() == "/cuda/bin/fatbinary");
   CHECK(device.image == "/stage/work/m.fatbin");
+  // With a PTX target, each input's relocatable PTX is taken out of its fatbin for packing.
+  tlc::DevicePlan withPtx = tlc::planDeviceBuild(
+      deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_90a", "compute_90a"}), fakeToolkit());
+  REQUIRE(withPtx.ptxExtractions.size() == 2);
+  CHECK(withPtx.ptxExtractions[1].object == "/stage/work/1-b.fatbin");
+  CHECK(withPtx.ptxExtractions[1].ptx == "/stage/work/1-b.fatbin.compute_90a.ptx");
+  CHECK(has(withPtx.package->argv, "--image3=kind=ptx,sm=90a,file=1-b.fatbin.compute_90a.ptx"));
+  CHECK(withPtx.ptxExtractions[1].target.code == "compute_90a");
 }
 
 TEST_CASE("under a compiler launcher inputs compile with nvcc -c", "[plan]") {
@@ -134,8 +163,8 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   size_t render = only(plan, tlc::TaskKind::Render);
   size_t manifest = only(plan, tlc::TaskKind::Manifest);
   size_t package = toolNamed(plan, "fatbinary (2 targets)");
+  size_t compileB = toolNamed(plan, "nvcc b.cu (sm_80, sm_90a)");
   size_t compileLauncher = toolNamed(plan, "c++ m_launcher.cpp");
-  size_t embed = toolNamed(plan, "embed the device image");
   size_t link = toolNamed(plan, "link libm.so");
 
   // The parse and nvcc wait for nothing: they run side by side.
@@ -144,21 +173,24 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   for (size_t i = 0; i < plan.tasks.size(); ++i)
     if (plan.tasks[i].step && has(plan.tasks[i].step->argv, "-rdc=true"))
       CHECK(plan.tasks[i].after.empty());
-  CHECK(waitsFor(plan, toolNamed(plan, "device link (sm_80)"),
-                 toolNamed(plan, "nvcc b.cu (sm_80)")));
+  CHECK(waitsFor(plan, toolNamed(plan, "device link (sm_80)"), compileB));
   CHECK(waitsFor(plan, package, toolNamed(plan, "device link (sm_90a)")));
   CHECK(waitsFor(plan, check, parse));
   CHECK(waitsFor(plan, check, package));
   CHECK(waitsFor(plan, render, check));
-  CHECK(waitsFor(plan, compileLauncher, render));
-  CHECK(waitsFor(plan, embed, render));
+  // The launcher compiles from the parse's rendering while nvcc runs; the final render follows
+  // the image check and the compile (and compiles again if the image changed the launcher).
+  CHECK(waitsFor(plan, compileLauncher, parse));
+  CHECK_FALSE(waitsFor(plan, compileLauncher, package));
+  CHECK(waitsFor(plan, render, compileLauncher));
+  CHECK(waitsFor(plan, link, render));
   CHECK(waitsFor(plan, link, compileLauncher));
-  CHECK(waitsFor(plan, link, embed));
+  CHECK(waitsFor(plan, link, check)); // it assembles the .S that includes the image
   CHECK(waitsFor(plan, manifest, link));
   CHECK(waitsFor(plan, manifest, only(plan, tlc::TaskKind::ToolVersions)));
 
-  // Progress counts the parse and every tool: 4 compiles, 2 links, fatbinary, 3 host steps.
-  CHECK(plan.progressTotal() == 1 + 4 + 2 + 1 + 3);
+  // Progress counts the parse and every tool: 2 compiles, 2 links, fatbinary, 2 host steps.
+  CHECK(plan.progressTotal() == 1 + 2 + 2 + 1 + 2);
 }
 
 TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {
@@ -177,10 +209,12 @@ TEST_CASE("an external image plans no embedding", "[plan]") {
   tlc::DevicePlan device =
       tlc::planDeviceBuild(deviceOptions({"in0/a.cu"}, {"sm_90a"}), fakeToolkit());
   tlc::HostPlan host = hostPlan(false);
-  CHECK_FALSE(host.assembleImage);
+  for (const std::string& arg : host.link.argv)
+    CHECK_FALSE(llvm::StringRef(arg).ends_with(".S"));
+  // Embedded, the link assembles the .S, which finds the image beside it in the work folder.
+  CHECK(has(hostPlan(true).link.argv, "m_image.S"));
+  CHECK(hostPlan(true).link.workingDir == "/stage/work");
   tlc::BuildPlan plan = tlc::planBuild({1, false}, device, host);
-  for (const tlc::Task& task : plan.tasks)
-    CHECK(task.description != "embed the device image");
   CHECK(has(host.link.argv, "libtlc_runtime.a"));
   CHECK(has(host.link.argv, "-Wl,--exclude-libs,ALL"));
 }
@@ -192,7 +226,7 @@ TEST_CASE("every command runs in the work folder and gets only shell-safe argume
   options.inputNames = {"a$(x).cu", "b.cu"};
   tlc::DevicePlan device = tlc::planDeviceBuild(options, fakeToolkit());
   tlc::HostPlan host = hostPlan();
-  std::vector<const tlc::Step*> steps = {&host.compileLauncher, &*host.assembleImage, &host.link};
+  std::vector<const tlc::Step*> steps = {&host.compileLauncher, &host.link};
   for (const std::vector<tlc::Step>* group : {&device.compiles, &device.links})
     for (const tlc::Step& step : *group)
       steps.push_back(&step);
@@ -202,11 +236,20 @@ TEST_CASE("every command runs in the work folder and gets only shell-safe argume
     CHECK(step->workingDir == "/stage/work");
     for (size_t i = 1; i < step->argv.size(); ++i) {
       INFO(step->argv[i]);
-      CHECK(tlc::isShellSafe(step->argv[i]));
+      // -gencode's code=[...] list is nvcc's own syntax, which nvcc parses and never hands to
+      // a shell (nvcc -dryrun shows no brackets); what is inside must be safe all the same.
+      std::string arg = step->argv[i];
+      if (llvm::StringRef(arg).starts_with("-gencode=") && arg.back() == ']') {
+        size_t open = arg.find("code=[");
+        REQUIRE(open != std::string::npos);
+        arg.erase(arg.size() - 1);
+        arg.erase(open + 5, 1);
+      }
+      CHECK(tlc::isShellSafe(arg));
       CHECK(step->argv[i].find("/stage") == std::string::npos); // relative names only
     }
   }
   // The user's name shows in progress lines; the input's own folder is searched first.
-  CHECK(device.compiles[0].description == "nvcc a$(x).cu (sm_80)");
+  CHECK(device.compiles[0].description == "nvcc a$(x).cu (sm_80, sm_90a, compute_90a)");
   CHECK(has(device.compiles[0].argv, "-Isrc0"));
 }

@@ -44,7 +44,7 @@ std::string caseDir(const std::string& name) {
   std::string safe;
   for (char c : name)
     safe += llvm::isAlnum(c) || c == '-' || c == '_' ? c : '_';
-  return std::string(TLC_TEST_SCRATCH_DIR) + "/corpus/" + safe;
+  return std::string(TLC_TEST_SCRATCH_DIR) + "/bad-input/" + safe;
 }
 
 std::string realToolkit() {
@@ -260,7 +260,7 @@ public:
     INFO("cases.jsonl:" << Line << " " << name());
     Dir = caseDir(name());
     Logs =
-        std::string(TLC_TEST_SCRATCH_DIR) + "/corpus-logs/" + llvm::sys::path::filename(Dir).str();
+        std::string(TLC_TEST_SCRATCH_DIR) + "/bad-input-logs/" + llvm::sys::path::filename(Dir).str();
     removeTree(Dir);
     removeTree(Logs);
     REQUIRE(!llvm::sys::fs::create_directories(Dir + "/tmp"));
@@ -304,7 +304,7 @@ private:
         }
       }
       if (!why.empty()) {
-        WARN("corpus case skipped: " << why);
+        WARN("bad-input case skipped: " << why);
         return false;
       }
     }
@@ -350,7 +350,7 @@ private:
   // A toolkit folder whose nvcc and fatbinary are the fakes (fakes/), everything else the real
   // toolkit's through links; and the fake host compiler.
   void makeFakes() const {
-    std::string fakes = std::string(TLC_SOURCE_DIR) + "/test/corpus/fakes";
+    std::string fakes = std::string(TLC_BAD_INPUT_FAKES);
     std::string root = Dir + "/fake-cuda";
     REQUIRE(!llvm::sys::fs::create_directories(root + "/bin"));
     std::error_code ec;
@@ -602,7 +602,7 @@ Registry& readCases() {
 
 Registry read() {
   Registry registry;
-  std::ifstream in(TLC_CORPUS_CASES);
+  std::ifstream in(TLC_BAD_INPUT_CASES);
   std::string line;
   int number = 0;
   std::set<std::string> seen;
@@ -621,7 +621,7 @@ Registry read() {
     registry.cases.push_back(std::make_unique<CorpusCase>(std::move(spec), number));
   }
   if (registry.cases.empty())
-    registry.problems.push_back(std::string("no cases in ") + TLC_CORPUS_CASES);
+    registry.problems.push_back(std::string("no cases in ") + TLC_BAD_INPUT_CASES);
   registry.names.reserve(registry.cases.size());
   return registry;
 }
@@ -631,14 +631,14 @@ const bool Registered = [] {
   for (const std::unique_ptr<CorpusCase>& corpusCase : registry.cases) {
     registry.names.push_back(corpusCase->name());
     Catch::AutoReg(new CaseInvoker(corpusCase.get()), CATCH_INTERNAL_LINEINFO, Catch::StringRef(),
-                   Catch::NameAndTags(registry.names.back().c_str(), "[corpus]"));
+                   Catch::NameAndTags(registry.names.back().c_str(), "[bad-input]"));
   }
   return true;
 }();
 
 } // namespace
 
-TEST_CASE("cases.jsonl is well formed and holds at least 100 cases", "[corpus]") {
+TEST_CASE("cases.jsonl is well formed and holds at least 100 cases", "[bad-input]") {
   Registry& registry = readCases();
   INFO(llvm::join(registry.problems, "\n"));
   CHECK(Registered);

@@ -1,0 +1,419 @@
+"""bench/python: the host time of one launch of an empty 4-parameter kernel from Python, through
+tlc's package and through the other ways Python launches a CUDA kernel, against the floor of
+cuLaunchKernel called from C. One process; every variant launches the same kernel
+(bench/launch/kernels.cu's empty4(const float*, float*, int, float)) on the same stream.
+
+Method (as bench/launch): bursts of BURST launches timed on the host, the device synchronised
+between bursts, outside the timing; after a warm-up, ROUNDS rounds in which every variant runs one
+burst, in an order shuffled each round (fixed seed). Each variant's figure is the median of its
+bursts (microseconds per launch); its ratio to the floor is the median of same-round ratios.
+
+Variants (each runs only where what it needs is installed):
+  C: cuLaunchKernel        the floor: cuLaunchKernel on the CUfunction, arguments prepared once,
+                           from C (floor.c)
+  C: tlc launcher          pylaunch_empty4() from C (floor.c): tlc's C launcher
+  tlc: torch tensors       pylaunch.empty4(x, y, n, 1.0, grid=1, block=32): the stream is
+                           torch's current stream
+  tlc: torch, stream=0     the same with the stream given (no current-stream query)
+  tlc: ints                device addresses as ints
+  tlc: CuPy arrays         __cuda_array_interface__
+  tlc: torch op            torch.ops.pylaunch.empty4 (register_torch_ops): torch's dispatcher
+  Triton: JIT launch       kernel[(1,)](x, y, n, 1.0), the usual Triton call
+  Triton: compiled kernel  the CompiledKernel's own launcher (kernel.warmup(...)[grid](...))
+  CuPy: RawKernel          RawKernel((1,), (32,), (x, y, n, scale))
+  torch C++ extension      a pybind11 function of a torch extension that takes the tensors and
+                           calls cuLaunchKernel on torch's current stream (load_inline)
+  torch C++ op             the same as a TORCH_LIBRARY op, called as torch.ops.tlcbench.launch
+  ctypes: cuLaunchKernel   cuLaunchKernel through ctypes with arguments prepared once
+
+usage: bench.py BUNDLE [--rounds N] [--burst N] [--no-torch-extension]
+  BUNDLE: the folder scripts/gpu-test prepared (BUNDLE/pylaunch: tlc build --python of
+  bench/launch/kernels.cu; BUNDLE/libfloor.so: floor.c).
+Exit 0 (a table), 77 where there is no CUDA device or neither torch nor CuPy.
+"""
+
+import argparse
+import ctypes
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+
+N = 1 << 20
+FLOOR = "C: cuLaunchKernel"
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("bundle")
+    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--burst", type=int, default=1000)
+    parser.add_argument("--no-torch-extension", action="store_true",
+                        help="skip the torch C++ extension (its compile takes about a minute)")
+    parser.add_argument("--seed", type=int, default=14)
+    return parser.parse_args()
+
+
+def optional_import(name):
+    try:
+        return __import__(name)
+    except Exception as error:  # ImportError, or a package that fails without a GPU
+        print(f"bench/python: no {name} ({type(error).__name__}: {error})")
+        return None
+
+
+class Bench:
+    def __init__(self, options):
+        self.options = options
+        self.variants = {}  # name -> burst(count) -> seconds
+        self.skipped = {}  # name -> why
+        sys.path.insert(0, options.bundle)
+        import pylaunch
+
+        self.pylaunch = pylaunch
+        self.torch = optional_import("torch")
+        if self.torch is not None and not self.torch.cuda.is_available():
+            print("bench/python: torch has no CUDA device")
+            self.torch = None
+        self.cupy = optional_import("cupy")
+        self.triton = optional_import("triton") if self.torch else None
+        self.synchronize = None
+
+    # ---- setup ---------------------------------------------------------------------------
+
+    def function(self):
+        """empty4's CUfunction in the primary context of device 0, from tlc's module API."""
+        index = ctypes.c_int()
+        function = ctypes.c_void_p()
+        lib = self.library
+        lib.tlc_pylaunch_find_kernel.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
+        lib.tlc_pylaunch_get_function.argtypes = [ctypes.c_int, ctypes.c_int,
+                                                  ctypes.POINTER(ctypes.c_void_p)]
+        assert lib.tlc_pylaunch_load(0) == 0, "tlc_pylaunch_load(0) failed"
+        assert lib.tlc_pylaunch_find_kernel(b"empty4", ctypes.byref(index)) == 0
+        assert lib.tlc_pylaunch_get_function(index, 0, ctypes.byref(function)) == 0
+        return function.value
+
+    def add(self, name, burst):
+        self.variants[name] = burst
+
+    def setup(self):
+        if self.torch is None and self.cupy is None:
+            return False
+        # Loaded only once a device is known to be there: libfloor.so needs libcuda.so.1.
+        bundle = self.options.bundle
+        self.library = ctypes.CDLL(os.path.join(bundle, "pylaunch", "libpylaunch.so"))
+        self.floor = ctypes.CDLL(os.path.join(bundle, "libfloor.so"))
+        if self.torch is not None:
+            torch = self.torch
+            self.x = torch.zeros(N, device="cuda")
+            self.y = torch.zeros(N, device="cuda")
+            self.synchronize = torch.cuda.synchronize
+            addresses = (self.x.data_ptr(), self.y.data_ptr())
+        else:
+            cupy = self.cupy
+            self.synchronize = cupy.cuda.runtime.deviceSynchronize
+        if self.cupy is not None:
+            self.cx = self.cupy.zeros(N, dtype=self.cupy.float32)
+            self.cy = self.cupy.zeros(N, dtype=self.cupy.float32)
+            if self.torch is None:
+                addresses = (self.cx.data.ptr, self.cy.data.ptr)
+        self.addresses = addresses
+        self.setup_floor()
+        self.setup_tlc()
+        self.setup_ctypes()
+        for name, setup in [("Triton", self.setup_triton), ("CuPy", self.setup_cupy),
+                            ("torch C++ extension", self.setup_torch_extension)]:
+            try:
+                setup()
+            except Exception as error:
+                self.skipped[name] = f"{type(error).__name__}: {error}"
+        return True
+
+    def setup_floor(self):
+        floor = self.floor
+        floor.tlc_bench_driver_burst.restype = ctypes.c_double
+        floor.tlc_bench_driver_burst.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                                 ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int,
+                                                 ctypes.c_float, ctypes.c_int]
+        floor.tlc_bench_launcher_burst.restype = ctypes.c_double
+        floor.tlc_bench_launcher_burst.argtypes = [ctypes.c_void_p, ctypes.c_uint64,
+                                                   ctypes.c_uint64, ctypes.c_int, ctypes.c_float,
+                                                   ctypes.c_int]
+        self.cufunction = self.function()
+        x, y = self.addresses
+
+        def driver(count):
+            seconds = floor.tlc_bench_driver_burst(self.cufunction, None, x, y, N, 1.0, count)
+            assert seconds >= 0, "cuLaunchKernel failed"
+            return seconds
+
+        def launcher(count):
+            seconds = floor.tlc_bench_launcher_burst(None, x, y, N, 1.0, count)
+            assert seconds >= 0, "pylaunch_empty4 failed"
+            return seconds
+
+        self.add(FLOOR, driver)
+        self.add("C: tlc launcher", launcher)
+
+    def setup_tlc(self):
+        empty4 = self.pylaunch.empty4
+        clock = time.perf_counter
+        if self.torch is not None:
+            x, y = self.x, self.y
+
+            def torch_tensors(count):
+                start = clock()
+                for _ in range(count):
+                    empty4(x, y, N, 1.0, grid=1, block=32)
+                return clock() - start
+
+            def torch_stream(count):
+                start = clock()
+                for _ in range(count):
+                    empty4(x, y, N, 1.0, grid=1, block=32, stream=0)
+                return clock() - start
+
+            ops = self.pylaunch.tlc.register_torch_ops("pylaunch")
+            op = self.torch.ops.pylaunch.empty4
+            assert ops.empty4 is not None
+
+            def torch_op(count):
+                start = clock()
+                for _ in range(count):
+                    op(x, y, N, 1.0, grid=[1], block=[32])
+                return clock() - start
+
+            self.add("tlc: torch tensors", torch_tensors)
+            self.add("tlc: torch, stream=0", torch_stream)
+            self.add("tlc: torch op", torch_op)
+        ax, ay = self.addresses
+
+        def ints(count):
+            start = clock()
+            for _ in range(count):
+                empty4(ax, ay, N, 1.0, grid=1, block=32)
+            return clock() - start
+
+        self.add("tlc: ints", ints)
+        if self.cupy is not None:
+            cx, cy = self.cx, self.cy
+
+            def cupy_arrays(count):
+                start = clock()
+                for _ in range(count):
+                    empty4(cx, cy, N, 1.0, grid=1, block=32)
+                return clock() - start
+
+            self.add("tlc: CuPy arrays", cupy_arrays)
+
+    def setup_ctypes(self):
+        libcuda = ctypes.CDLL("libcuda.so.1")
+        launch = libcuda.cuLaunchKernel
+        launch.restype = ctypes.c_int
+        launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+        x, y = (ctypes.c_uint64(a) for a in self.addresses)
+        n, scale = ctypes.c_int(N), ctypes.c_float(1.0)
+        args = (ctypes.c_void_p * 4)(*(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p)
+                                       for v in (x, y, n, scale)))
+        self._ctypes_kept = (x, y, n, scale, args)
+        function = self.cufunction
+        clock = time.perf_counter
+
+        def prepared(count):
+            start = clock()
+            for _ in range(count):
+                launch(function, 1, 1, 1, 32, 1, 1, 0, None, args, None)
+            return clock() - start
+
+        assert launch(function, 1, 1, 1, 32, 1, 1, 0, None, args, None) == 0
+        self.add("ctypes: cuLaunchKernel", prepared)
+
+    def setup_triton(self):
+        if self.triton is None:
+            raise RuntimeError("no triton")
+        import triton
+
+        @triton.jit
+        def empty4(in_ptr, out_ptr, n, scale):
+            pass
+
+        x, y = self.x, self.y
+        clock = time.perf_counter
+        empty4[(1,)](x, y, N, 1.0)
+
+        def jit(count):
+            start = clock()
+            for _ in range(count):
+                empty4[(1,)](x, y, N, 1.0)
+            return clock() - start
+
+        self.add("Triton: JIT launch", jit)
+        try:
+            compiled = empty4.warmup(x, y, N, 1.0, grid=(1,))
+            runner = compiled[(1, 1, 1)]
+            runner(x, y, N, 1.0)
+
+            def compiled_burst(count):
+                start = clock()
+                for _ in range(count):
+                    runner(x, y, N, 1.0)
+                return clock() - start
+
+            self.add("Triton: compiled kernel", compiled_burst)
+        except Exception as error:
+            self.skipped["Triton: compiled kernel"] = f"{type(error).__name__}: {error}"
+
+    def setup_cupy(self):
+        if self.cupy is None:
+            raise RuntimeError("no cupy")
+        import numpy
+
+        cupy = self.cupy
+        kernel = cupy.RawKernel(
+            'extern "C" __global__ void empty4(const float* in, float* out, int n, '
+            "float scale) {}", "empty4")
+        args = (self.cx, self.cy, numpy.int32(N), numpy.float32(1.0))
+        kernel((1,), (32,), args)
+        clock = time.perf_counter
+
+        def raw(count):
+            start = clock()
+            for _ in range(count):
+                kernel((1,), (32,), args)
+            return clock() - start
+
+        self.add("CuPy: RawKernel", raw)
+
+    def setup_torch_extension(self):
+        if self.torch is None or self.options.no_torch_extension:
+            raise RuntimeError("not asked for" if self.torch else "no torch")
+        from torch.utils import cpp_extension
+
+        source = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <cuda.h>
+
+static CUfunction gFunction;
+
+void set_function(int64_t function) { gFunction = reinterpret_cast<CUfunction>(function); }
+
+// What a torch extension's launcher does: tensors in, one cuLaunchKernel on torch's stream.
+void launch(const at::Tensor& in, at::Tensor& out, int64_t n, double scale) {
+  const void* input = in.data_ptr();
+  void* output = out.data_ptr();
+  int count = static_cast<int>(n);
+  float factor = static_cast<float>(scale);
+  void* args[] = {&input, &output, &count, &factor};
+  TORCH_CHECK(cuLaunchKernel(gFunction, 1, 1, 1, 32, 1, 1, 0,
+                             at::cuda::getCurrentCUDAStream().stream(), args,
+                             nullptr) == CUDA_SUCCESS, "cuLaunchKernel failed");
+}
+
+TORCH_LIBRARY(tlcbench, m) { m.def("launch(Tensor x, Tensor(a!) y, int n, float scale) -> ()"); }
+TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) { m.impl("launch", &launch); }
+"""
+        stubs = os.path.join(cpp_extension.CUDA_HOME or "/usr/local/cuda", "lib64", "stubs")
+        started = time.time()
+        extension = cpp_extension.load_inline(
+            "tlc_bench_extension", cpp_sources=[source], functions=["set_function", "launch"],
+            with_cuda=True, extra_ldflags=[f"-L{stubs}", "-lcuda"], verbose=False)
+        print(f"bench/python: compiled the torch extension in {time.time() - started:.0f} s")
+        extension.set_function(self.cufunction)
+        function, op = extension.launch, self.torch.ops.tlcbench.launch
+        x, y = self.x, self.y
+        clock = time.perf_counter
+        function(x, y, N, 1.0)
+
+        def pybind(count):
+            start = clock()
+            for _ in range(count):
+                function(x, y, N, 1.0)
+            return clock() - start
+
+        def dispatcher(count):
+            start = clock()
+            for _ in range(count):
+                op(x, y, N, 1.0)
+            return clock() - start
+
+        self.add("torch C++ extension", pybind)
+        self.add("torch C++ op", dispatcher)
+
+    # ---- measuring -----------------------------------------------------------------------
+
+    def run(self):
+        options = self.options
+        names = list(self.variants)
+        shuffle = random.Random(options.seed)
+        micros = {name: [] for name in names}
+        ratios = {name: [] for name in names}
+        for round_ in range(options.warmup + options.rounds):
+            shuffle.shuffle(names)
+            this_round = {}
+            for name in names:
+                self.synchronize()
+                seconds = self.variants[name](options.burst)
+                self.synchronize()
+                this_round[name] = seconds * 1e6 / options.burst
+            if round_ < options.warmup:
+                continue
+            for name, value in this_round.items():
+                micros[name].append(value)
+                ratios[name].append(value / this_round[FLOOR])
+        return {name: (statistics.median(micros[name]), statistics.median(ratios[name]))
+                for name in micros}
+
+    def report(self, results):
+        torch, cupy, triton = self.torch, self.cupy, self.triton
+        print()
+        if torch is not None:
+            properties = torch.cuda.get_device_properties(0)
+            print(f"device: {properties.name}; torch {torch.__version__} "
+                  f"(CUDA {torch.version.cuda})")
+        versions = [f"Python {platform.python_version()}"]
+        for module in (cupy, triton):
+            if module is not None:
+                versions.append(f"{module.__name__} {module.__version__}")
+        print("; ".join(versions))
+        print(f"{self.options.rounds} rounds of {self.options.burst}-launch bursts, "
+              "shuffled order, medians")
+        print()
+        print("| variant | µs per launch | × C floor |")
+        print("| --- | ---: | ---: |")
+        for name, (us, ratio) in sorted(results.items(), key=lambda item: item[1][0]):
+            print(f"| {name} | {us:.2f} | {ratio:.2f} |")
+        for name, why in self.skipped.items():
+            print(f"| {name} | skipped: {why.splitlines()[0][:80]} | |")
+        print()
+        self.targets(results)
+
+    def targets(self, results):
+        tlc = "tlc: torch tensors" if "tlc: torch tensors" in results else "tlc: CuPy arrays"
+        us, ratio = results[tlc]
+        verdict = "met" if ratio <= 1.3 else f"missed by {ratio / 1.3:.2f}x"
+        print(f"target: {tlc} <= 1.3x the C floor: {ratio:.2f}x ({verdict})")
+        for name, (other_us, _) in sorted(results.items()):
+            if name.startswith(("tlc", "C:")):
+                continue
+            faster = "faster" if us < other_us else "NOT faster"
+            print(f"target: {tlc} ({us:.2f} µs) {faster} than {name} ({other_us:.2f} µs): "
+                  f"{other_us / us:.2f}x")
+
+
+def main():
+    options = parse_arguments()
+    bench = Bench(options)
+    if not bench.setup():
+        print("bench/python: SKIP: neither torch nor CuPy sees a CUDA device")
+        return 77
+    bench.report(bench.run())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

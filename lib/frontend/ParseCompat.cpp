@@ -1,0 +1,100 @@
+// The macros and the force-included header that make Clang's parse see what nvcc sees.
+#include "frontend/ParseCompat.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace tlc {
+
+std::vector<std::string> nvccPredefines(const std::string& release, bool relocatable,
+                                        const std::vector<std::string>& nvccFlags) {
+  llvm::StringRef rest(release);
+  auto [major, afterMajor] = rest.split('.');
+  auto [minor, build] = afterMajor.split('.');
+  std::vector<std::string> defines = {
+      "-D__NVCC__",
+      "-D__CUDACC_VER_MAJOR__=" + major.str(),
+      "-D__CUDACC_VER_MINOR__=" + (minor.empty() ? std::string("0") : minor.str()),
+      "-D__CUDACC_VER_BUILD__=" + (build.empty() ? std::string("0") : build.str()),
+      "-D__CUDA_API_VER_MAJOR__=" + major.str(),
+      "-D__CUDA_API_VER_MINOR__=" + (minor.empty() ? std::string("0") : minor.str()),
+  };
+  if (relocatable)
+    defines.push_back("-D__CUDACC_RDC__");
+  auto has = [&](std::initializer_list<llvm::StringRef> spellings) {
+    return std::any_of(nvccFlags.begin(), nvccFlags.end(), [&](llvm::StringRef flag) {
+      return std::find(spellings.begin(), spellings.end(), flag) != spellings.end();
+    });
+  };
+  if (has({"--extended-lambda", "-extended-lambda", "--expt-extended-lambda",
+           "-expt-extended-lambda"}))
+    defines.push_back("-D__CUDACC_EXTENDED_LAMBDA__");
+  if (has({"--expt-relaxed-constexpr", "-expt-relaxed-constexpr"}))
+    defines.push_back("-D__CUDACC_RELAXED_CONSTEXPR__");
+  if (has({"--use_fast_math", "-use_fast_math", "--use-fast-math"}))
+    defines.push_back("-D__USE_FAST_MATH__=1");
+  return defines;
+}
+
+const std::vector<std::string>& intrinsicsClangLacks() {
+  static const std::vector<std::string> names = {"__ldca", "__ldlu", "__stcg", "__stcs",
+                                                 "__stwb"};
+  return names;
+}
+
+const char* parseCompatHeaderPath() { return "/tlc-parse-compat/tlc_nvcc_compat.h"; }
+
+namespace {
+
+// `__SM_32_INTRINSICS_DECL__ void __stcs(float *ptr, float value) __DEF_IF_HOST` becomes
+// `__device__ void __stcs(float *ptr, float value);` for the names Clang lacks.
+std::string declarationsFrom(llvm::StringRef header) {
+  std::string out;
+  const llvm::StringRef marker = "__SM_32_INTRINSICS_DECL__ ";
+  while (!header.empty()) {
+    auto [line, rest] = header.split('\n');
+    header = rest;
+    line = line.trim();
+    if (!line.consume_front(marker))
+      continue;
+    size_t open = line.find('(');
+    size_t close = line.rfind(')');
+    if (open == llvm::StringRef::npos || close == llvm::StringRef::npos || close < open)
+      continue;
+    llvm::StringRef name = line.take_front(open).rtrim();
+    name = name.substr(name.find_last_of(" *&") + 1);
+    const auto& lacking = intrinsicsClangLacks();
+    if (std::find(lacking.begin(), lacking.end(), name) == lacking.end())
+      continue;
+    out += "__device__ " + line.take_front(close + 1).str() + ";\n";
+  }
+  return out;
+}
+
+} // namespace
+
+std::string parseCompatHeader(const CudaToolkit& toolkit) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> byToolkit;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto known = byToolkit.find(toolkit.root);
+  if (known != byToolkit.end())
+    return known->second;
+  std::string text =
+      "// tlc: what nvcc's parse has and Clang's lacks (never given to nvcc).\n"
+      "#pragma once\n"
+      "// nvcc's cuda_runtime.h includes these for every file.\n"
+      "#include <assert.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+      "#include <time.h>\n#ifdef __cplusplus\n#include <new>\n#endif\n"
+      "// Device intrinsics Clang's CUDA headers lack, as the toolkit declares them.\n";
+  auto header = llvm::MemoryBuffer::getFile(toolkit.includeDir + "/sm_32_intrinsics.h");
+  if (header)
+    text += declarationsFrom((*header)->getBuffer());
+  return byToolkit[toolkit.root] = text;
+}
+
+} // namespace tlc

@@ -1,0 +1,31 @@
+// What Clang's CUDA parse lacks that nvcc has, made up for in every parse (never shown to nvcc):
+//   - the macros nvcc predefines (__NVCC__, __CUDACC_VER_MAJOR__/MINOR__/BUILD__, __CUDACC_RDC__
+//     when relocatable, ...), so `#if __CUDACC_VER_MAJOR__ >= 12` picks the branch nvcc picks;
+//   - a header tlc force-includes: the standard headers nvcc's cuda_runtime.h includes for every
+//     file (time.h, assert.h, stdio.h, ...), and declarations of the device intrinsics Clang's
+//     CUDA headers lack (__stcs, __ldca, ...), copied from the toolkit's own headers.
+#pragma once
+
+#include "build/Toolchain.h"
+
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+// -D flags for the macros nvcc defines for a compile with these nvcc flags (as the user gives
+// them to nvcc) and this release ("13.0.88").
+std::vector<std::string> nvccPredefines(const std::string& release, bool relocatable,
+                                        const std::vector<std::string>& nvccFlags);
+
+// The intrinsics Clang 22's CUDA headers do not declare; a test checks each is still missing.
+const std::vector<std::string>& intrinsicsClangLacks();
+
+// The text of the force-included compatibility header for `toolkit`: its declarations come from
+// the toolkit's sm_32_intrinsics.h, so their signatures are nvcc's.
+std::string parseCompatHeader(const CudaToolkit& toolkit);
+
+// Where the parse sees that header (a virtual file: it is in no depfile, nothing reads it).
+const char* parseCompatHeaderPath();
+
+} // namespace tlc

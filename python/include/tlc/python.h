@@ -1,0 +1,127 @@
+/* The Python binding as generated extension modules see it. `tlc build --python` renders, per
+ * module, a C file holding one table row per launcher parameter (its keyword, kind, C type and
+ * whether the kernel may write through it), one small function per launcher that calls the typed
+ * launcher NAME_<launcher>, and the module's init; everything else (argument parsing, torch
+ * tensors, __cuda_array_interface__, DLPack, scalar conversion, streams, errors) is in the
+ * binding library, libtlc_python.a, which each extension links with hidden visibility.
+ *
+ * Built against CPython's stable ABI (Py_LIMITED_API 3.10), so one extension serves every
+ * CPython from 3.10 on. docs/python.md describes what Python callers see. */
+#ifndef TLC_PYTHON_H
+#define TLC_PYTHON_H
+
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "tlc/launcher.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a launcher parameter takes from Python. */
+enum tlc_py_kind {
+  TLC_PY_POINTER = 0,   /* a device address: a tensor, a CUDA array, a DLPack producer, an int */
+  TLC_PY_SCALAR = 1,    /* a number, range-checked against its C type */
+  TLC_PY_RECORD = 2,    /* a struct by value: bytes (or any buffer) of exactly its size */
+  TLC_PY_TENSOR_MAP = 3 /* a tensor whose shape and strides the launcher encodes */
+};
+
+/* A scalar parameter's C type; the model's order (model/Model.h ScalarType). */
+enum tlc_py_scalar {
+  TLC_PY_BOOL = 0,
+  TLC_PY_I8,
+  TLC_PY_U8,
+  TLC_PY_I16,
+  TLC_PY_U16,
+  TLC_PY_I32,
+  TLC_PY_U32,
+  TLC_PY_I64,
+  TLC_PY_U64,
+  TLC_PY_F16,
+  TLC_PY_BF16,
+  TLC_PY_F32,
+  TLC_PY_F64
+};
+
+typedef struct tlc_py_param {
+  const char* name;   /* its keyword: the kernel parameter's name, `_` appended where it would
+                         collide with a launch option or a Python keyword */
+  const char* type;   /* as the kernel spells it, for messages */
+  unsigned char kind; /* tlc_py_kind */
+  unsigned char scalar;   /* TLC_PY_SCALAR: tlc_py_scalar */
+  unsigned char writable; /* a pointer to non-const data: read-only buffers are refused */
+  unsigned size;          /* TLC_PY_RECORD: bytes; TLC_PY_TENSOR_MAP: bits per element */
+  unsigned rank;          /* TLC_PY_TENSOR_MAP: dimensions */
+} tlc_py_param;
+
+typedef struct tlc_py_launcher {
+  const char* name; /* NAME_<name> in C, NAME.<name> in Python */
+  const tlc_py_param* params;
+  int param_count;
+} tlc_py_launcher;
+
+/* One converted argument, in the member its parameter's C type names. Records and tensor maps
+   point at storage the launcher's wrapper owns (set before tlc_py_parse). */
+typedef union tlc_py_value {
+  void* pointer;
+  bool b;
+  int8_t i8;
+  uint8_t u8;
+  int16_t i16;
+  uint16_t u16;
+  int32_t i32;
+  uint32_t u32;
+  int64_t i64;
+  uint64_t u64;
+  tlc_half f16;
+  tlc_bfloat16 bf16;
+  float f32;
+  double f64;
+  void* record;       /* TLC_PY_RECORD: where its bytes are copied */
+  tlc_tensor* tensor; /* TLC_PY_TENSOR_MAP: where the tensor is described */
+} tlc_py_value;
+
+/* What one call parses into. */
+typedef struct tlc_py_call {
+  tlc_config config;
+  tlc_py_value* values;  /* one per parameter */
+  PyObject** arguments;  /* scratch, one per parameter (borrowed references) */
+} tlc_py_call;
+
+/* The generated part of one extension module. */
+typedef struct tlc_py_module {
+  const char* name;           /* the module: NAME */
+  const char* extension_name; /* NAME.tlc._ext */
+  const char* doc;
+  const tlc_py_launcher* launchers;
+  int launcher_count;
+  PyMethodDef* methods; /* one per launcher, in the same order */
+  const char* (*last_error)(void);
+  const char* (*status_string)(tlc_status status);
+  tlc_status (*load)(int device);
+  tlc_status (*unload)(void);
+  tlc_status (*image_target)(int device, const char** target);
+} tlc_py_module;
+
+/* The module's init: PyInit__ext returns what this returns. */
+PyObject* tlc_py_create_module(const tlc_py_module* module);
+
+/* Parses a vectorcall (`self` is the extension module) for launcher `launcher` into `call`:
+   0, or -1 with a Python exception set (TypeError, ValueError or OverflowError naming the
+   argument). Holds the GIL; nothing to release afterwards. */
+int tlc_py_parse(PyObject* self, int launcher, PyObject* const* args, Py_ssize_t nargs,
+                 PyObject* kwnames, tlc_py_call* call);
+
+/* None after a successful launch; otherwise raises NAME.tlc.Error with the status and this
+   thread's message (tlc_NAME_last_error) and returns NULL. */
+PyObject* tlc_py_finish(PyObject* self, tlc_status status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TLC_PYTHON_H */

@@ -1,0 +1,117 @@
+/* The binding library's own declarations: the extension module's state and the conversions
+ * Parse.c calls (Arrays.c, Scalars.c). Nothing here is visible outside libtlc_python.a. */
+#ifndef TLC_PYTHON_BINDING_H
+#define TLC_PYTHON_BINDING_H
+
+#include "tlc/python.h"
+
+/* The launch options every launcher takes by keyword, in this order. */
+enum tlc_py_option {
+  OPTION_GRID,
+  OPTION_BLOCK,
+  OPTION_SHARED_MEM,
+  OPTION_STREAM,
+  OPTION_DEVICE,
+  OPTION_CLUSTER,
+  OPTION_COOPERATIVE,
+  OPTION_PROGRAMMATIC_DEPENDENT_LAUNCH,
+  OPTION_L2_PERSIST_BASE,
+  OPTION_L2_PERSIST_BYTES,
+  OPTION_L2_PERSIST_HIT_RATIO,
+  OPTION_COUNT
+};
+
+extern const char* const tlc_py_option_names[OPTION_COUNT];
+
+/* How an argument's type gives a device address, decided once per type. */
+enum tlc_py_array_kind {
+  ARRAY_NONE = 0,
+  ARRAY_TORCH,  /* a torch.Tensor (or subclass): data_ptr(), get_device() */
+  ARRAY_CAI,    /* __cuda_array_interface__ */
+  ARRAY_DLPACK, /* __dlpack__ */
+  ARRAY_INDEX   /* an integer-like object (__index__): the address itself */
+};
+
+#define TLC_PY_TYPE_CACHE 8
+
+/* Interned strings the binding looks attributes up by. */
+typedef struct tlc_py_strings {
+  PyObject* data_ptr;
+  PyObject* get_device;
+  PyObject* element_size;
+  PyObject* stride;
+  PyObject* shape;
+  PyObject* cuda_array_interface;
+  PyObject* data;
+  PyObject* strides;
+  PyObject* typestr;
+  PyObject* mask;
+  PyObject* stream;
+  PyObject* dlpack;
+  PyObject* dlpack_device;
+  PyObject* max_version;
+  PyObject* cuda_stream;
+  PyObject* cuda_stream_protocol; /* __cuda_stream__ */
+} tlc_py_strings;
+
+typedef struct tlc_py_state {
+  const tlc_py_module* module;
+  PyObject* error; /* NAME.tlc.Error */
+  PyObject** keywords; /* every launcher's parameter keywords, launcher after launcher */
+  int* first_keyword;  /* per launcher: its first entry in `keywords` */
+  PyObject* options[OPTION_COUNT];
+  tlc_py_strings strings;
+  /* torch, once an argument was a tensor: torch.Tensor, and the function giving a device's
+     current stream (torch._C._cuda_getCurrentRawStream). */
+  PyObject* torch_tensor;
+  PyObject* torch_current_stream;
+  /* Types seen before, with how they give an address (strong references). */
+  PyObject* cached_types[TLC_PY_TYPE_CACHE];
+  unsigned char cached_kinds[TLC_PY_TYPE_CACHE];
+  int next_cached;
+} tlc_py_state;
+
+/* Which device and stream a launch uses when the caller does not say: those of its first array
+   argument (docs/python.md). */
+typedef struct tlc_py_defaults {
+  int device;         /* -1 until known */
+  int device_given;   /* device= was passed: arrays on another device are refused */
+  int stream_known;   /* stream= was passed, or the first array said */
+  int array_seen;     /* an array argument came before: it decided what arrays decide */
+  CUstream stream;    /* NULL: the legacy default stream of the device's context */
+} tlc_py_defaults;
+
+/* Where a message's argument is: the launcher and what is converted. */
+typedef struct tlc_py_where {
+  const char* launcher;
+  const char* argument; /* a parameter's keyword, or an option's name */
+  const char* type;     /* its C type, or NULL for options */
+} tlc_py_where;
+
+tlc_py_state* tlc_py_state_of(PyObject* module);
+
+/* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it) and a
+   tensor-map argument's tensor; both apply what the first array decides (tlc_py_defaults). */
+int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                   int writable, tlc_py_defaults* defaults, void** address);
+int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
+                  PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor);
+
+/* Scalars.c: a scalar in the union member of its C type; a record's bytes; unsigned and float
+   options. */
+int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object, tlc_py_value* value);
+int tlc_py_record(const tlc_py_where* where, unsigned size, PyObject* object, void* storage);
+int tlc_py_unsigned(const tlc_py_where* where, PyObject* object, unsigned long long max,
+                    unsigned long long* value);
+/* IEEE binary16 and bfloat16 bits of `value`, rounded to nearest even; -1 when a finite value
+   is beyond the format's range. */
+int tlc_py_half_bits(double value, uint16_t* bits);
+int tlc_py_bfloat16_bits(double value, uint16_t* bits);
+
+/* Errors: "launcher(): argument 'x' (float*) " + the message. Always returns -1. */
+int tlc_py_argument_error(PyObject* exception, const tlc_py_where* where, const char* format,
+                          ...);
+/* The qualified name of `object`'s type, for messages (a new reference, never NULL). */
+PyObject* tlc_py_type_name(PyObject* object);
+
+#endif /* TLC_PYTHON_BINDING_H */

@@ -1,0 +1,263 @@
+/* Numbers from Python into C: integers range-checked against their C type, floats into float,
+ * double, IEEE binary16 and bfloat16 (rounded to nearest even), bools, structs passed by value
+ * as their bytes. */
+#include "Binding.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+static const char* const kScalarTypeNames[] = {
+    "bool",  "int8", "uint8",   "int16",    "uint16",  "int32",   "uint32",
+    "int64", "uint64", "float16", "bfloat16", "float32", "float64"};
+
+static int wrong_type(const tlc_py_where* where, const char* expected, PyObject* object) {
+  PyObject* type = tlc_py_type_name(object);
+  tlc_py_argument_error(PyExc_TypeError, where, "takes %s, not %U", expected, type);
+  Py_DECREF(type);
+  return -1;
+}
+
+/* An int (or an object with __index__, such as a NumPy integer), as a new reference. */
+static PyObject* as_int(const tlc_py_where* where, PyObject* object) {
+  if (PyLong_Check(object)) {
+    Py_INCREF(object);
+    return object;
+  }
+  if (PyIndex_Check(object))
+    return PyNumber_Index(object);
+  wrong_type(where, "an int", object);
+  return NULL;
+}
+
+/* The value of an int within [min, max]; an unsigned maximum beyond LLONG_MAX reads as
+   unsigned. OverflowError names the range. */
+static int integer_in_range(const tlc_py_where* where, PyObject* object, long long min,
+                            unsigned long long max, long long* signed_value,
+                            unsigned long long* unsigned_value) {
+  PyObject* number = as_int(where, object);
+  if (!number)
+    return -1;
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(number, &overflow);
+  if (value == -1 && PyErr_Occurred()) {
+    Py_DECREF(number);
+    return -1;
+  }
+  int ok;
+  unsigned long long big = 0;
+  if (overflow > 0 && max > (unsigned long long)LLONG_MAX) {
+    big = PyLong_AsUnsignedLongLong(number);
+    ok = !(big == (unsigned long long)-1 && PyErr_Occurred());
+    PyErr_Clear();
+    value = 0;
+  } else {
+    ok = overflow == 0 && value >= min && (value < 0 || (unsigned long long)value <= max);
+    big = (unsigned long long)value;
+  }
+  if (!ok) {
+    if (min < 0)
+      tlc_py_argument_error(PyExc_OverflowError, where, "= %S is out of range (%lld..%llu)",
+                            number, min, max);
+    else
+      tlc_py_argument_error(PyExc_OverflowError, where, "= %S is out of range (0..%llu)",
+                            number, max);
+    Py_DECREF(number);
+    return -1;
+  }
+  Py_DECREF(number);
+  if (signed_value)
+    *signed_value = value;
+  if (unsigned_value)
+    *unsigned_value = big;
+  return 0;
+}
+
+int tlc_py_unsigned(const tlc_py_where* where, PyObject* object, unsigned long long max,
+                    unsigned long long* value) {
+  return integer_in_range(where, object, 0, max, NULL, value);
+}
+
+/* ---- 16-bit floats ---------------------------------------------------------------------- */
+
+/* |value| (finite) in a binary format with `fraction` fraction bits and exponent bias `bias`
+   (largest exponent `bias`, smallest normal exponent 1 - bias), rounded to nearest even:
+   exponent and fraction fields, or -1 beyond the largest finite value. */
+static long long round_to_format(double magnitude, int fraction, int bias) {
+  if (magnitude == 0.0)
+    return 0;
+  int binary_exponent;
+  frexp(magnitude, &binary_exponent);
+  int exponent = binary_exponent - 1; /* magnitude in [2^exponent, 2^(exponent + 1)) */
+  int smallest = 1 - bias;
+  if (exponent < smallest)
+    exponent = smallest; /* subnormal: the fraction has no implicit one */
+  long long significand = (long long)rint(ldexp(magnitude, fraction - exponent));
+  if (exponent == smallest && significand < (1LL << fraction))
+    return significand; /* subnormal or zero: exponent field 0 */
+  if (significand == (1LL << (fraction + 1))) { /* rounded up to the next power of two */
+    significand >>= 1;
+    exponent += 1;
+  }
+  if (exponent > bias)
+    return -1;
+  return ((long long)(exponent + bias) << fraction) | (significand - (1LL << fraction));
+}
+
+static int to_bits(double value, int fraction, int bias, uint16_t* bits) {
+  uint16_t sign = signbit(value) ? 0x8000u : 0;
+  uint16_t infinity = (uint16_t)(((1u << (15 - fraction)) - 1) << fraction);
+  if (isnan(value)) {
+    *bits = (uint16_t)(sign | infinity | (1u << (fraction - 1))); /* a quiet NaN */
+    return 0;
+  }
+  if (isinf(value)) {
+    *bits = (uint16_t)(sign | infinity);
+    return 0;
+  }
+  long long field = round_to_format(fabs(value), fraction, bias);
+  if (field < 0)
+    return -1;
+  *bits = (uint16_t)(sign | (uint16_t)field);
+  return 0;
+}
+
+int tlc_py_half_bits(double value, uint16_t* bits) { return to_bits(value, 10, 15, bits); }
+
+int tlc_py_bfloat16_bits(double value, uint16_t* bits) { return to_bits(value, 7, 127, bits); }
+
+/* ---- scalars ---------------------------------------------------------------------------- */
+
+static int as_double(const tlc_py_where* where, PyObject* object, double* value) {
+  if (!PyFloat_Check(object) && !PyLong_Check(object) && !PyNumber_Check(object))
+    return wrong_type(where, "a float", object);
+  *value = PyFloat_AsDouble(object);
+  return *value == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
+static int as_bool(const tlc_py_where* where, PyObject* object, bool* value) {
+  if (PyBool_Check(object)) {
+    *value = object == Py_True;
+    return 0;
+  }
+  if (!PyLong_Check(object) && !PyIndex_Check(object))
+    return wrong_type(where, "a bool", object);
+  long long number = 0;
+  if (integer_in_range(where, object, 0, 1, &number, NULL) < 0)
+    return -1;
+  *value = number != 0;
+  return 0;
+}
+
+static int as_float(const tlc_py_where* where, int scalar, PyObject* object,
+                    tlc_py_value* value) {
+  double number = 0;
+  if (as_double(where, object, &number) < 0)
+    return -1;
+  uint16_t bits = 0;
+  switch (scalar) {
+  case TLC_PY_F64:
+    value->f64 = number;
+    return 0;
+  case TLC_PY_F32:
+    value->f32 = (float)number;
+    if (isinf(value->f32) && isfinite(number))
+      break;
+    return 0;
+  case TLC_PY_F16:
+    if (tlc_py_half_bits(number, &bits) < 0)
+      break;
+    value->f16.bits = bits;
+    return 0;
+  case TLC_PY_BF16:
+    if (tlc_py_bfloat16_bits(number, &bits) < 0)
+      break;
+    value->bf16.bits = bits;
+    return 0;
+  }
+  return tlc_py_argument_error(PyExc_OverflowError, where, "= %R is beyond %s's range", object,
+                               kScalarTypeNames[scalar]);
+}
+
+int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object,
+                  tlc_py_value* value) {
+  long long s = 0;
+  unsigned long long u = 0;
+  switch (scalar) {
+  case TLC_PY_BOOL:
+    return as_bool(where, object, &value->b);
+  case TLC_PY_I8:
+    if (integer_in_range(where, object, INT8_MIN, INT8_MAX, &s, NULL) < 0)
+      return -1;
+    value->i8 = (int8_t)s;
+    return 0;
+  case TLC_PY_U8:
+    if (integer_in_range(where, object, 0, UINT8_MAX, NULL, &u) < 0)
+      return -1;
+    value->u8 = (uint8_t)u;
+    return 0;
+  case TLC_PY_I16:
+    if (integer_in_range(where, object, INT16_MIN, INT16_MAX, &s, NULL) < 0)
+      return -1;
+    value->i16 = (int16_t)s;
+    return 0;
+  case TLC_PY_U16:
+    if (integer_in_range(where, object, 0, UINT16_MAX, NULL, &u) < 0)
+      return -1;
+    value->u16 = (uint16_t)u;
+    return 0;
+  case TLC_PY_I32:
+    if (integer_in_range(where, object, INT32_MIN, INT32_MAX, &s, NULL) < 0)
+      return -1;
+    value->i32 = (int32_t)s;
+    return 0;
+  case TLC_PY_U32:
+    if (integer_in_range(where, object, 0, UINT32_MAX, NULL, &u) < 0)
+      return -1;
+    value->u32 = (uint32_t)u;
+    return 0;
+  case TLC_PY_I64:
+    if (integer_in_range(where, object, INT64_MIN, INT64_MAX, &s, NULL) < 0)
+      return -1;
+    value->i64 = (int64_t)s;
+    return 0;
+  case TLC_PY_U64:
+    if (integer_in_range(where, object, 0, UINT64_MAX, NULL, &u) < 0)
+      return -1;
+    value->u64 = (uint64_t)u;
+    return 0;
+  case TLC_PY_F16:
+  case TLC_PY_BF16:
+  case TLC_PY_F32:
+  case TLC_PY_F64:
+    return as_float(where, scalar, object, value);
+  }
+  PyErr_Format(PyExc_SystemError, "%s(): argument '%s' has an unknown scalar type",
+               where->launcher, where->argument);
+  return -1;
+}
+
+/* ---- structs by value ------------------------------------------------------------------- */
+
+int tlc_py_record(const tlc_py_where* where, unsigned size, PyObject* object, void* storage) {
+  if (PyUnicode_Check(object) || PyLong_Check(object) || PyFloat_Check(object))
+    return wrong_type(where, "bytes (or a buffer such as a ctypes.Structure)", object);
+  PyObject* bytes = PyObject_Bytes(object);
+  if (!bytes) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError))
+      return -1;
+    PyErr_Clear();
+    return wrong_type(where, "bytes (or a buffer such as a ctypes.Structure)", object);
+  }
+  char* data = NULL;
+  Py_ssize_t length = 0;
+  int result = PyBytes_AsStringAndSize(bytes, &data, &length);
+  if (result == 0 && (size_t)length != size)
+    result = tlc_py_argument_error(PyExc_ValueError, where,
+                                   "takes the struct's %u bytes, not %zd", size, length);
+  if (result == 0)
+    memcpy(storage, data, size);
+  Py_DECREF(bytes);
+  return result;
+}

@@ -1,0 +1,299 @@
+"""What the Python binding's tests share: the package under test, the fake CUDA driver's log, and
+stand-ins for the arrays the binding reads (torch tensors, __cuda_array_interface__ and DLPack
+producers), so that no framework needs to be installed.
+
+Environment (set by test/python/CMakeLists.txt): TLC_PYTHON_MODULES (the folder tlc built
+pykernels into), TLC_TEST_LIBCUDA (the fake driver), TLC_FAKE_LOG (fake_log.c's library).
+"""
+
+import ctypes
+import json
+import os
+import sys
+import types
+
+MODULES = os.environ["TLC_PYTHON_MODULES"]
+OUTPUT_DIR = os.path.join(MODULES, "pykernels")  # tlc build -o: the package is in it
+
+
+def import_package():
+    """pykernels, imported straight from the folder tlc built it into."""
+    sys.path.insert(0, OUTPUT_DIR)
+    try:
+        import pykernels
+    finally:
+        sys.path.remove(OUTPUT_DIR)
+    return pykernels
+
+
+class FakeDriver:
+    """The fake driver's control API and log (test/fake_cuda/fake_cuda.h)."""
+
+    CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701
+
+    def __init__(self):
+        self.driver = ctypes.CDLL(os.environ["TLC_TEST_LIBCUDA"])
+        self.log = ctypes.CDLL(os.environ["TLC_FAKE_LOG"])
+        self.log.tlc_fake_launches_json.restype = ctypes.c_long
+        self.log.tlc_fake_launches_json.argtypes = [ctypes.c_char_p, ctypes.c_long]
+        self.driver.fake_cuda_fail.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+        self.driver.fake_cuda_set_devices.argtypes = [ctypes.c_char_p]
+
+    def set_devices(self, capabilities):
+        assert self.driver.fake_cuda_set_devices(capabilities.encode()) == 0
+
+    def fail(self, function, result, times=1):
+        self.driver.fake_cuda_fail(function.encode(), result, times)
+
+    def clear(self):
+        self.driver.fake_cuda_clear_log()
+
+    def launches(self):
+        """Every launch logged since clear(), as dicts (fake_log.c)."""
+        size = 1 << 16
+        while True:
+            buffer = ctypes.create_string_buffer(size)
+            length = self.log.tlc_fake_launches_json(buffer, size)
+            if length < size:
+                return json.loads(buffer.value.decode())
+            size = length + 1
+
+    def only_launch(self):
+        launches = self.launches()
+        assert len(launches) == 1, f"expected one launch, the log has {len(launches)}"
+        return launches[0]
+
+
+# ---- __cuda_array_interface__ -------------------------------------------------------------
+
+
+class CudaArray:
+    """A stand-in for a CuPy or Numba array: __cuda_array_interface__, version 3."""
+
+    def __init__(self, address, shape=(16,), typestr="<f4", strides=None, read_only=False,
+                 stream=None, mask=None):
+        self.address = address
+        self.shape = tuple(shape)
+        self.typestr = typestr
+        self.strides = strides
+        self.read_only = read_only
+        self.stream = stream
+        self.mask = mask
+        self.reads = 0
+
+    @property
+    def __cuda_array_interface__(self):
+        self.reads += 1
+        interface = {
+            "shape": self.shape,
+            "typestr": self.typestr,
+            "data": (self.address, self.read_only),
+            "version": 3,
+            "strides": self.strides,
+        }
+        if self.stream is not None:
+            interface["stream"] = self.stream
+        if self.mask is not None:
+            interface["mask"] = self.mask
+        return interface
+
+
+class CudaArrayOnDevice(CudaArray):
+    """A CUDA array that also says its device, as CuPy does (__dlpack_device__)."""
+
+    def __init__(self, address, device, **kwargs):
+        super().__init__(address, **kwargs)
+        self.device = device
+
+    def __dlpack_device__(self):
+        return (2, self.device)  # kDLCUDA
+
+
+# ---- DLPack -------------------------------------------------------------------------------
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
+                ("dl_tensor", DLTensor)]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_LEGACY_NAME = b"dltensor"
+_VERSIONED_NAME = b"dltensor_versioned"
+K_DL_CPU, K_DL_CUDA = 1, 2
+
+
+class DLPackArray:
+    """A stand-in for a DLPack producer. Its capsules have no destructor: the memory they point
+    to belongs to this object, which outlives every call using it."""
+
+    def __init__(self, address, shape=(16,), bits=32, device_type=K_DL_CUDA, device_id=0,
+                 byte_offset=0, strides=None, read_only=False, major=1):
+        self.address = address
+        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.strides = None if strides is None else (ctypes.c_int64 * len(strides))(*strides)
+        self.ndim = len(shape)
+        self.bits = bits
+        self.device_type = device_type
+        self.device_id = device_id
+        self.byte_offset = byte_offset
+        self.read_only = read_only
+        self.major = major
+        self.requests = []  # the keyword arguments of each __dlpack__ call
+        self._kept = []
+
+    def _tensor(self, tensor):
+        tensor.data = self.address
+        tensor.device = DLDevice(self.device_type, self.device_id)
+        tensor.ndim = self.ndim
+        tensor.dtype = DLDataType(2, self.bits, 1)
+        tensor.shape = self.shape
+        tensor.strides = self.strides
+        tensor.byte_offset = self.byte_offset
+
+    def __dlpack__(self, stream=None, max_version=None):
+        self.requests.append({"stream": stream, "max_version": max_version})
+        if max_version is not None and max_version[0] >= 1:
+            managed = DLManagedTensorVersioned()
+            managed.version = DLPackVersion(self.major, 0)
+            managed.flags = 1 if self.read_only else 0
+            self._tensor(managed.dl_tensor)
+            name = _VERSIONED_NAME
+        else:
+            managed = DLManagedTensor()
+            self._tensor(managed.dl_tensor)
+            name = _LEGACY_NAME
+        self._kept.append(managed)
+        return _capsule_new(ctypes.addressof(managed), name, None)
+
+    def __dlpack_device__(self):
+        return (self.device_type, self.device_id)
+
+
+class LegacyDLPackArray(DLPackArray):
+    """A producer from before DLPack 1.0: __dlpack__ knows no max_version."""
+
+    def __dlpack__(self, stream=None):
+        return super().__dlpack__(stream=stream)
+
+
+# ---- torch --------------------------------------------------------------------------------
+
+
+class TorchStandIn:
+    """A module installed as `torch` in sys.modules: Tensor has the methods the binding calls
+    (data_ptr, get_device, element_size, stride, shape), and torch._C gives a device's current
+    stream as torch does (_cuda_getCurrentRawStream)."""
+
+    STREAM_BASE = 0x5000
+
+    def __init__(self):
+        self.stream_requests = []
+        torch = types.ModuleType("torch")
+        c = types.ModuleType("torch._C")
+
+        def current_stream(device):
+            self.stream_requests.append(device)
+            return self.STREAM_BASE + device
+
+        c._cuda_getCurrentRawStream = current_stream
+        torch._C = c
+        torch.Tensor = Tensor
+        self.module = torch
+
+    def install(self):
+        sys.modules["torch"] = self.module
+        sys.modules["torch._C"] = self.module._C
+
+    def remove(self):
+        sys.modules.pop("torch", None)
+        sys.modules.pop("torch._C", None)
+
+
+class Tensor:
+    """torch.Tensor as the binding sees it. `device` -1 is a CPU tensor."""
+
+    def __init__(self, address, device=0, shape=(16,), strides=None, itemsize=4):
+        self.address = address
+        self.device = device
+        self.shape = tuple(shape)
+        self._strides = strides
+        self.itemsize = itemsize
+        self.calls = []
+
+    def data_ptr(self):
+        self.calls.append("data_ptr")
+        return self.address
+
+    def get_device(self):
+        self.calls.append("get_device")
+        return self.device
+
+    def element_size(self):
+        return self.itemsize
+
+    def stride(self):
+        if self._strides is not None:
+            return tuple(self._strides)
+        strides, step = [], 1
+        for size in reversed(self.shape):
+            strides.insert(0, step)
+            step *= size
+        return tuple(strides)
+
+
+class Parameter(Tensor):
+    """A subclass, as torch.nn.Parameter is."""
+
+
+# ---- imports ------------------------------------------------------------------------------
+
+
+class ImportRecorder:
+    """A meta path finder that records every module an import looks for (and finds nothing)."""
+
+    def __init__(self):
+        self.names = []
+
+    def find_spec(self, name, path=None, target=None):
+        self.names.append(name)
+        return None
+
+    def __enter__(self):
+        sys.meta_path.insert(0, self)
+        return self
+
+    def __exit__(self, *exc):
+        sys.meta_path.remove(self)

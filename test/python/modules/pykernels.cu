@@ -1,0 +1,51 @@
+// The Python binding's test module: every kind of parameter (pointers, each scalar width, 16-bit
+// floats, a struct by value, a tensor map), parameters named like launch options and Python
+// keywords, and kernels named like tlc's Python helpers (which live in pykernels.tlc instead).
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <tlc/annotations.h>
+
+struct Pair {
+  int first;
+  float second;
+  double third;
+};
+
+__global__ void saxpy(float* y, const float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i] + y[i];
+}
+
+__global__ void widths(bool b, signed char i8, unsigned char u8, short i16, unsigned short u16,
+                       int i32, unsigned int u32, long long i64, unsigned long long u64, float f32,
+                       double f64, int* out) {
+  if (b)
+    out[0] = i8 + u8 + i16 + u16 + i32 + u32 + (int)i64 + (int)u64 + (int)f32 + (int)f64;
+}
+
+__global__ void halves(__half h, __nv_bfloat16 b, __half* out) {
+  out[0] = __hadd(h, __float2half(__bfloat162float(b)));
+}
+
+__global__ void by_value(Pair pair, int* out) { out[0] = pair.first + (int)pair.second; }
+
+// Parameters named like launch options and Python keywords get a `_` appended.
+__global__ void renamed(float* grid, int lambda, int stream) {
+  grid[0] = (float)(lambda + stream);
+}
+
+// Named like the helpers in pykernels.tlc: they are kernels like any other.
+__global__ void register_torch_ops(float* x) { x[0] = 1.0f; }
+__global__ void Error(int* x) { x[0] = 2; }
+__global__ void launchers(int* x) { x[0] = 3; }
+__global__ void image_target(int* x) { x[0] = 4; }
+
+__global__ void no_params() {}
+
+__global__ void tiles(const __grid_constant__ CUtensorMap in TLC_TMA("dtype=f32 box=16x8"),
+                      float* out) {
+  if (!out)
+    asm volatile("prefetch.tensormap [%0];" ::"l"(&in) : "memory");
+}
