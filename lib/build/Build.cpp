@@ -14,6 +14,8 @@
 #include "build/Manifest.h"
 #include "build/Publish.h"
 #include "build/PythonBuild.h"
+#include "build/Steps.h"
+#include "build/ToolPaths.h"
 #include "build/Toolchain.h"
 #include "cache/Cache.h"
 #include "cache/RemoteCache.h"
@@ -31,6 +33,7 @@
 #include "support/Files.h"
 #include "support/Hashing.h"
 #include "support/Identifiers.h"
+#include "support/Interrupts.h"
 #include "support/Jobserver.h"
 #include "support/Terminal.h"
 
@@ -71,6 +74,23 @@ llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   return name;
 }
 
+// Each input once: the same file twice would define every kernel twice.
+llvm::Error checkDistinctInputs(const std::vector<std::string>& inputs) {
+  std::vector<std::pair<llvm::sys::fs::UniqueID, const std::string*>> seen;
+  for (const std::string& input : inputs) {
+    llvm::sys::fs::UniqueID id;
+    if (llvm::sys::fs::getUniqueID(input, id))
+      continue; // checkInputFiles reports it
+    for (const auto& [other, name] : seen)
+      if (other == id)
+        return usageError(*name == input
+                              ? "input '" + input + "' is given twice"
+                              : "inputs '" + *name + "' and '" + input + "' are the same file");
+    seen.push_back({id, &input});
+  }
+  return llvm::Error::success();
+}
+
 // What a build reads besides its inputs: found once, before the build.
 struct BuildTools {
   CudaToolkit toolkit;
@@ -80,22 +100,44 @@ struct BuildTools {
   std::string launcherTypesPath;
 };
 
+// What the tools get (ToolPaths.h): names in the work folder for every path, checked flags.
+struct ToolView {
+  ToolPaths names;
+  DeviceBuildOptions device;
+  HostBuildOptions host;
+  std::optional<PythonBuildOptions> python; // with --python
+
+  void setWorkDir(const std::string& dir) {
+    names.setWorkDir(dir);
+    device.workDir = host.workDir = dir;
+    if (python)
+      python->workDir = dir;
+  }
+};
+
 class Builder : public TaskHandler {
 public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
-          BuildCache* cache, RemoteCache* remote)
-      : Options(options), Name(Options.name), Tools(std::move(tools)),
-        Work(std::move(staging)), Paths(options.sources.inputs, Work->root()),
+          BuildCache* cache, RemoteCache* remote, ToolView view)
+      : Options(options), Name(Options.name), Tools(std::move(tools)), Work(std::move(staging)),
+        Names(std::move(view.names)), Paths(options.sources.inputs, Work->workDir()),
         Slots(effectiveJobs(options.sources.frontend.jobs), processJobserver()), Cache(cache),
-        Remote(remote),
-        Device(planDeviceBuild(deviceOptions(), Tools.toolkit)), Host(planHost()),
-        Python(planPython()) {
+        Remote(remote), DeviceOptions(std::move(view.device)),
+        Device(planDeviceBuild(DeviceOptions, Tools.toolkit)),
+        Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)),
+        Python(view.python ? std::optional<PythonPlan>(planPythonBuild(*view.python))
+                           : std::nullopt) {
     Runner.verbose = options.sources.verbose;
+    Runner.timeoutSeconds = options.toolTimeout;
     if (options.sources.verbose)
       noteJobLimit(effectiveJobs(options.sources.frontend.jobs));
     Runner.display = [this](const std::vector<std::string>& argv) {
-      return Paths.commandLine(argv);
+      std::vector<std::string> shown;
+      for (const std::string& arg : argv)
+        shown.push_back(Names.argument(arg));
+      return Paths.commandLine(shown);
     };
+    Runner.messages = [this](const std::string& text) { return Names.message(text); };
   }
 
   llvm::Error run() {
@@ -106,7 +148,7 @@ public:
     // Said after a failed build too: that is when the temporaries are wanted most.
     llvm::scope_exit sayKept([&] {
       if (Options.keepTemps)
-        printToolMessage(MessageKind::Note, "kept temporary files in " + Work->root());
+        printToolMessage(MessageKind::Note, "kept temporary files in " + Work->workDir());
     });
     std::string key;
     if (Cache) {
@@ -114,10 +156,18 @@ public:
       if (!computed)
         return computed.takeError();
       key = *computed;
-      std::optional<CacheHit> hit = Cache->find(key);
+      std::vector<std::string> inputs;
+      for (const std::string& input : Options.sources.inputs)
+        inputs.push_back(absolutePath(input));
+      std::vector<std::string> outputs = {imageFile(), "lib" + Name + ".so", Name + ".h",
+                                          Name + ".json"};
+      if (Options.python)
+        for (const std::string& file : pythonPackageFiles(Name).all())
+          outputs.push_back(file);
+      std::optional<CacheHit> hit = Cache->find(key, outputs, inputs);
       bool fromRemote = false;
       if (!hit && Remote && Remote->fetch(key, *Cache)) { // now in the local cache
-        hit = Cache->find(key);
+        hit = Cache->find(key, outputs, inputs);
         fromRemote = true;
       }
       if (hit && Cache->restore(*hit, Work->outputsDir())) {
@@ -130,6 +180,8 @@ public:
       Cache->count(false);
     }
 
+    if (llvm::Error error = Names.materialize())
+      return error;
     if (llvm::Error error = execute())
       return error;
 
@@ -173,9 +225,10 @@ public:
       for (TaskFailure& failure : failures)
         llvm::consumeError(std::move(failure.error));
       Options.sources.frontend.relocatable = true;
+      DeviceOptions.relocatable = true;
       if (llvm::Error error = writeCompileCommands())
         return error;
-      Device = planDeviceBuild(deviceOptions(), Tools.toolkit);
+      Device = planDeviceBuild(DeviceOptions, Tools.toolkit);
       Parsed.reset();
       return execute();
     }
@@ -251,17 +304,21 @@ private:
     return first;
   }
 
-  // Publishes `files` (from a build or the cache) and writes the depfile, whose target is
-  // `targetFile` in OUTDIR unless --depfile-target names one.
+  // Writes the depfile, whose target is `targetFile` in OUTDIR unless --depfile-target names
+  // one, then publishes `files` (from a build or the cache). The depfile comes first: a build
+  // that cannot write it fails before anything is published.
   llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
                      const std::vector<std::string>& dependencies) {
-    if (llvm::Error error = Work->publish(files))
-      return error;
-    if (Options.depfile.empty())
-      return llvm::Error::success();
-    std::string target = Options.depfileTarget.empty() ? Options.outputDir + "/" + targetFile
-                                                       : Options.depfileTarget;
-    return writeDepfile(Options.depfile, target, dependencies);
+    if (!Options.depfile.empty()) {
+      std::string target = Options.depfileTarget.empty() ? Options.outputDir + "/" + targetFile
+                                                         : Options.depfileTarget;
+      if (llvm::Error error = writeDepfile(Options.depfile, target, dependencies))
+        return error;
+    }
+    // The last moment a signal stops the build; once publishing starts it completes.
+    if (interrupted())
+      return interruptedError();
+    return Work->publish(files);
   }
 
   // Every file the build read: inputs, the headers the parse opened (the device side, for each
@@ -335,55 +392,6 @@ private:
     if (digest)
       InputDigests[input] = *digest;
     return digest;
-  }
-
-  DeviceBuildOptions deviceOptions() const {
-    const FrontendOptions& frontend = Options.sources.frontend;
-    DeviceBuildOptions device;
-    device.name = Name;
-    device.inputs = Options.sources.inputs;
-    device.targets = Options.targets;
-    device.includeDirs = frontend.includeDirs;
-    device.defines = frontend.defines;
-    device.standard = frontend.standard;
-    device.nvccFlags = Options.nvccFlags;
-    device.tlcIncludeDir = frontend.tlcIncludeDir;
-    device.workDir = Work->workDir();
-    device.launcher = Options.launcher;
-    device.inputFlags = Options.inputNvccFlags;
-    device.relocatable = Options.sources.frontend.relocatable;
-    return device;
-  }
-
-  HostPlan planHost() const {
-    HostBuildOptions host;
-    host.name = Name;
-    host.compiler = Tools.compiler.path;
-    host.cudaInclude = Tools.toolkit.includeDir;
-    host.tlcInclude = Options.sources.frontend.tlcIncludeDir;
-    host.runtimeLibrary = Options.runtimeLibrary;
-    host.sourceDir = sourceDir();
-    host.outputDir = Work->outputsDir();
-    host.workDir = Work->workDir();
-    host.library = Work->outputsDir() + "/lib" + Name + ".so";
-    host.embedImage = !Options.externalImage;
-    return host.compiler.empty() ? HostPlan() : planHostBuild(host);
-  }
-
-  std::optional<PythonPlan> planPython() const {
-    if (!Options.python || Options.emitOnly)
-      return std::nullopt;
-    PythonBuildOptions python;
-    python.name = Name;
-    python.compiler = Tools.compiler.path;
-    python.pythonInclude = pythonIncludeDir();
-    python.tlcInclude = Options.sources.frontend.tlcIncludeDir;
-    python.cudaInclude = Tools.toolkit.includeDir;
-    python.bindingLibrary = Options.pythonLibrary;
-    python.sourceDir = sourceDir();
-    python.outputDir = Work->outputsDir();
-    python.workDir = Work->workDir();
-    return planPythonBuild(python);
   }
 
   // What the Python package is made from besides the templates and the binding library: the
@@ -504,10 +512,7 @@ private:
     // --entry names kernels by their final symbols too; the others stay in the image.
     if (llvm::Error error = selectEntries(Parsed->module, Options.entries))
       return error;
-    std::string published = Work->outputsDir() + "/" + imageFile();
-    if (auto ec = llvm::sys::fs::copy_file(Device.image, published))
-      return inputError("cannot write '" + published + "': " + ec.message());
-    return llvm::Error::success();
+    return copyFile(Device.image, Work->outputsDir() + "/" + imageFile());
   }
 
   LauncherFacts launcherFacts() const {
@@ -533,11 +538,16 @@ private:
   }
 
   // NAME.h, NAME_launcher.cpp and NAME_image.S from `module`; remembers the launcher's text.
+  // The header is an output, and the launcher's compile reads it beside the sources.
   llvm::Error renderSources(const Module& module) {
     nlohmann::json view = launcherView(module, launcherFacts());
     if (llvm::Error error =
             renderFile("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
       return error;
+    if (sourceDir() != Work->outputsDir())
+      if (llvm::Error error =
+              copyFile(Work->outputsDir() + "/" + Name + ".h", sourceDir() + "/" + Name + ".h"))
+        return error;
     auto launcher = Tools.templates.render("launcher.cpp", view);
     if (!launcher)
       return launcher.takeError();
@@ -588,9 +598,12 @@ private:
         {Options.pythonHelpersDir + "/tlc/__init__.py", out + "/" + files.helpers},
         {Options.pythonHelpersDir + "/tlc/__init__.pyi", out + "/" + files.helperStubs},
     };
-    for (const auto& [from, to] : copied)
-      if (auto ec = llvm::sys::fs::copy_file(from, to))
-        return toolchainError("cannot copy '" + from + "' (reinstall tlc): " + ec.message());
+    for (const auto& [from, to] : copied) {
+      if (!llvm::sys::fs::exists(from))
+        return toolchainError("'" + from + "' is missing (reinstall tlc)");
+      if (llvm::Error error = copyFile(from, to))
+        return error;
+    }
     return llvm::Error::success();
   }
 
@@ -633,6 +646,9 @@ private:
       facts.inputs.push_back({Paths.input(input), *digest});
     }
     const std::string& out = Work->outputsDir();
+    std::string library = "lib" + Name + ".so";
+    if (llvm::Error error = copyFile(Work->workDir() + "/" + library, out + "/" + library, 0777))
+      return error;
     std::pair<FileDigest*, std::string> outputs[] = {
         {&facts.image, imageFile()},
         {&facts.library, "lib" + Name + ".so"},
@@ -647,6 +663,9 @@ private:
     facts.embeddedImage = !Options.externalImage;
     if (Options.python) {
       PythonPackageFiles files = pythonPackageFiles(Name);
+      if (llvm::Error error = copyFile(Work->workDir() + "/" + pythonExtensionWorkName(Name),
+                                       out + "/" + files.extension, 0777))
+        return error;
       std::pair<const char*, std::string> roles[] = {
           {"python_init", files.init},         {"python_stubs", files.stubs},
           {"python_marker", files.marker},     {"python_helpers", files.helpers},
@@ -659,7 +678,10 @@ private:
         facts.python.push_back({role, {file, *sha}});
       }
     }
-    std::string manifest = buildManifest(Parsed->module, facts).dump(2) + "\n";
+    // A name that is not UTF-8 (a file name) is written with replacement characters.
+    std::string manifest = buildManifest(Parsed->module, facts)
+                               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                           "\n";
     if (llvm::Error error = writeFile(out + "/" + Name + ".json", manifest))
       return error;
     Outputs = {{facts.image.path, facts.image.sha256},
@@ -675,10 +697,12 @@ private:
   const std::string& Name;
   BuildTools Tools;
   std::unique_ptr<Staging> Work;
+  ToolPaths Names; // what the tools are given
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
   RemoteCache* Remote; // the cache's second tier, when one is configured
+  DeviceBuildOptions DeviceOptions; // relocatable when the parse finds a device-side launch
   DevicePlan Device;
   const HostPlan Host;
   const std::optional<PythonPlan> Python; // with --python
@@ -791,36 +815,132 @@ llvm::Expected<std::unique_ptr<RemoteCache>> remoteCacheFor(const BuildOptions& 
   return std::make_unique<RemoteCache>(std::move(*storage));
 }
 
+// The options the tools get: the inputs copied into the work folder and every other path a
+// link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
+llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools) {
+  const FrontendOptions& frontend = options.sources.frontend;
+  ToolView view;
+  ToolPaths& names = view.names;
+  DeviceBuildOptions& device = view.device;
+  device.name = options.name;
+  device.targets = options.targets;
+  device.standard = frontend.standard;
+  device.launcher = options.launcher;
+  device.relocatable = frontend.relocatable;
+  for (size_t i = 0; i < options.sources.inputs.size(); ++i) {
+    device.inputs.push_back(names.input(i, options.sources.inputs[i]));
+    device.inputDirs.push_back(names.inputFolder(i));
+    device.inputNames.push_back(llvm::sys::path::filename(options.sources.inputs[i]).str());
+  }
+  for (const std::string& dir : frontend.includeDirs)
+    device.includeDirs.push_back(names.folder(dir));
+  if (!frontend.tlcIncludeDir.empty())
+    device.tlcIncludeDir = names.link(frontend.tlcIncludeDir, "tlc-include");
+  // -D, then -Xnvcc, then each input's compile-database flags: macros keep that order.
+  ToolPaths::Macros macros;
+  std::vector<std::string> defineFlags;
+  for (const std::string& define : frontend.defines)
+    defineFlags.push_back("-D" + define);
+  auto defines = names.nvccFlags(defineFlags, "-D", macros);
+  if (!defines)
+    return defines.takeError();
+  device.defines = std::move(*defines);
+  auto nvccFlags = names.nvccFlags(options.nvccFlags, "-Xnvcc", macros);
+  if (!nvccFlags)
+    return nvccFlags.takeError();
+  device.nvccFlags = std::move(*nvccFlags);
+  for (size_t i = 0; i < options.sources.inputs.size(); ++i) {
+    const std::string& input = options.sources.inputs[i];
+    ToolPaths::Macros inputMacros = macros;
+    std::vector<std::string> flags;
+    if (auto it = options.inputNvccFlags.find(input); it != options.inputNvccFlags.end()) {
+      auto checked = names.nvccFlags(it->second, "compile_commands.json", inputMacros);
+      if (!checked)
+        return checked.takeError();
+      flags = std::move(*checked);
+    }
+    for (const std::string& flag :
+         names.forceInclude("tlc-macros-" + std::to_string(i) + ".h", inputMacros))
+      flags.push_back(flag);
+    if (!flags.empty())
+      device.inputFlags[device.inputs[i]] = std::move(flags);
+  }
+
+  HostBuildOptions& host = view.host;
+  host.name = options.name;
+  host.compiler = tools.compiler.path;
+  host.embedImage = !options.externalImage;
+  if (!options.emitOnly) {
+    host.cudaInclude = names.link(tools.toolkit.includeDir, "cuda-include");
+    host.tlcInclude = names.link(frontend.tlcIncludeDir, "tlc-include");
+    host.runtimeLibrary = names.link(options.runtimeLibrary, "libtlc_runtime.a");
+    host.runtimeFlags = runtimeArchiveFlags();
+  }
+  if (options.python && !options.emitOnly) {
+    PythonBuildOptions& python = view.python.emplace();
+    python.name = options.name;
+    python.compiler = tools.compiler.path;
+    python.pythonInclude = names.link(pythonIncludeDir(), "python-include");
+    python.tlcInclude = host.tlcInclude;
+    python.cudaInclude = host.cudaInclude;
+    python.bindingLibrary = names.link(options.pythonLibrary, "libtlc_python.a");
+  }
+  return view;
+}
+
 } // namespace
 
 llvm::Error runBuild(const BuildOptions& requested) {
+  if (requested.outputDir.empty())
+    return usageError("-o '' names no folder");
   if (llvm::Error error = checkInputFiles(requested.sources.inputs))
+    return error;
+  if (llvm::Error error = checkDistinctInputs(requested.sources.inputs))
     return error;
   auto toolkit = findCudaToolkit(requested.sources.cudaPath);
   if (!toolkit)
     return toolkit.takeError();
+  if (llvm::Error error = checkToolkitPath(*toolkit))
+    return error;
   auto options = resolveOptions(requested, *toolkit);
   if (!options)
     return options.takeError();
   auto tools = findTools(*options, std::move(*toolkit));
   if (!tools)
     return tools.takeError();
-  auto staging = Staging::create(options->outputDir);
-  if (!staging)
-    return staging.takeError();
-  bool useCache = !options->noCache && cacheEnabledByEnvironment() && !options->emitOnly &&
-                  !options->keepTemps;
-  BuildCache cache(defaultCacheDir());
-  std::unique_ptr<RemoteCache> remote;
+  auto view = prepareTools(*options, *tools);
+  if (!view)
+    return view.takeError();
+  auto cacheEnabled = cacheEnabledByEnvironment();
+  if (!cacheEnabled)
+    return cacheEnabled.takeError();
+  bool useCache = !options->noCache && *cacheEnabled && !options->emitOnly && !options->keepTemps;
+  std::unique_ptr<RemoteCache> remote; // a bad URL is an error before anything is made
   if (useCache) {
     auto configured = remoteCacheFor(*options);
     if (!configured)
       return configured.takeError();
     remote = std::move(*configured);
   }
-  Builder builder(*options, std::move(*tools), std::move(*staging), useCache ? &cache : nullptr,
-                  remote.get());
-  return builder.run();
+
+  // From here on tlc makes files: a signal stops the build and removes them.
+  InterruptScope interrupts;
+  auto staging = Staging::create(options->outputDir);
+  if (!staging)
+    return staging.takeError();
+  view->setWorkDir((*staging)->workDir());
+  std::optional<BuildCache> cache;
+  if (useCache)
+    cache = openBuildCache(defaultCacheDir());
+  llvm::Error result = Builder(*options, std::move(*tools), std::move(*staging),
+                               cache ? &*cache : nullptr, cache ? remote.get() : nullptr,
+                               std::move(*view))
+                           .run();
+  if (result && interrupted()) { // whatever failed, the signal came first
+    llvm::consumeError(std::move(result));
+    return interruptedError();
+  }
+  return result;
 }
 
 } // namespace tlc

@@ -53,8 +53,8 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   [[maybe_unused]] const auto& [sources, outputDir, name, archs, gencodes, targets, nvccFlags,
                                 inputNvccFlags, entries, externalImage, emitOnly, keepTemps,
                                 templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
-                                compileCommandsOut, launcher, noCache, remoteStorage, python,
-                                pythonLibrary, pythonHelpersDir] = options;
+                                compileCommandsOut, launcher, noCache, remoteStorage, toolTimeout,
+                                python, pythonLibrary, pythonHelpersDir] = options;
   addSources(key, sources, paths);
   key.add("name", name);
   // `archs` and `gencodes` are in the key as what they resolved to (`native` is this machine).
@@ -69,11 +69,11 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   key.add("compiler-launcher", launcher.empty() ? "no" : "yes");
   key.add("python", python ? "yes" : "no");
   // Not in the key: where the outputs go (`outputDir`, `depfile`, `depfileTarget`,
-  // `compileCommandsOut`, which a hit writes too), how the run looks (`quiet`), `emitOnly`,
-  // `keepTemps`, `noCache`, which never use the cache, and `remoteStorage`, where else the cache
-  // looks (its entries are the local ones). The
-  // templates, the runtime library and the Python binding are keyed by their contents
-  // (`templateDir`, `runtimeLibrary`, `pythonLibrary`, `pythonHelpersDir`).
+  // `compileCommandsOut`, which a hit writes too), how the run looks (`quiet`), how long tools
+  // may take (`toolTimeout`), `emitOnly`, `keepTemps`, `noCache`, which never use the cache, and
+  // `remoteStorage`, where else the cache looks (its entries are the local ones). The templates,
+  // the runtime library and the Python binding are keyed by their contents (`templateDir`,
+  // `runtimeLibrary`, `pythonLibrary`, `pythonHelpersDir`).
 }
 
 } // namespace tlc

@@ -9,7 +9,12 @@
 
 namespace tlc {
 
-// Paths are written absolute, de-duplicated and sorted, with spaces and '$' escaped. The file
+// A path as a depfile spells it, the way GCC writes them and Ninja (1.11 on) and GNU Make read
+// them: a backslash before ' ', '#' and ':', '$' doubled. InputError for a path the syntax
+// cannot spell (line breaks and other control characters, a trailing backslash or colon).
+llvm::Expected<std::string> depfilePath(const std::string& path);
+
+// Paths are written absolute, de-duplicated and sorted, escaped as depfilePath does. The file
 // is replaced only when its contents change.
 llvm::Error writeDepfile(const std::string& path, const std::string& target,
                          const std::vector<std::string>& dependencies);

@@ -46,8 +46,8 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
     flags.push_back("-I" + dir);
   if (!options.tlcIncludeDir.empty())
     flags.push_back("-I" + options.tlcIncludeDir);
-  for (const std::string& define : options.defines)
-    flags.push_back("-D" + define);
+  for (const std::string& define : options.defines) // -D and -U flags, as they are
+    flags.push_back(define);
   for (const std::string& flag : options.nvccFlags)
     if (!isRelocatableFlag(flag))
       flags.push_back(flag);
@@ -63,7 +63,8 @@ llvm::Error extractPtx(const PtxExtraction& extraction) {
   auto contents = readDeviceImageFile(extraction.object);
   if (!contents)
     return contents.takeError();
-  llvm::StringRef number = extraction.target.number();
+  std::string text = extraction.target.number(); // kept: the StringRef below must not outlive it
+  llvm::StringRef number = text;
   unsigned arch = 0;
   number.take_while(llvm::isDigit).getAsInteger(10, arch);
   bool archSpecific = number.ends_with("a");
@@ -104,7 +105,7 @@ public:
       Plan.targets.push_back(target.ptx() ? relocatablePtx(target, objects)
                                           : linked(target, objects));
     if (oneCubin) {
-      Plan.image = Plan.targets.front().files.front();
+      Plan.image = absolute(Plan.targets.front().files.front());
       return std::move(Plan);
     }
     package();
@@ -112,7 +113,12 @@ public:
   }
 
 private:
-  std::string inWork(const std::string& file) const { return Options.workDir + "/" + file; }
+  // Outputs are named relative to the work folder, where the tools run.
+  std::string inWork(const std::string& file) const { return file; }
+  // The same file, for tlc itself.
+  std::string absolute(const std::string& file) const {
+    return Options.workDir.empty() ? file : Options.workDir + "/" + file;
+  }
 
   // nvcc, under the compiler launcher (ccache, sccache) if one was given.
   std::vector<std::string> nvcc() const {
@@ -147,12 +153,24 @@ private:
 
   Step compile(const std::string& input, const std::vector<GpuTarget>& targets,
                std::vector<std::string> mode, const std::string& output) {
-    Step step{"nvcc " + llvm::sys::path::filename(input).str() + " (" + codesOf(targets) + ")",
-              nvcc(), output};
+    size_t index = indexOf(input);
+    std::string shown = index < Options.inputNames.size()
+                            ? Options.inputNames[index]
+                            : llvm::sys::path::filename(Options.inputs[index]).str();
+    Step step{"nvcc " + shown + " (" + codesOf(targets) + ")", nvcc(), output, Options.workDir,
+              {}};
     step.compilesSources = true;
+    // Each build works in a folder of its own, and its commands name nothing outside it: a
+    // compiler cache must not tell builds apart by their folder.
+    if (Cacheable)
+      step.environment.push_back("CCACHE_NOHASHDIR=1");
     step.argv.insert(step.argv.end(), mode.begin(), mode.end());
     for (const std::string& flag : gencodes(targets))
       step.argv.push_back(flag);
+    // `#include "x.h"` finds x.h beside the original input before any -I folder, as it would
+    // for nvcc given the original path (the input itself is a copy, ToolPaths.h).
+    if (index < Options.inputDirs.size())
+      step.argv.push_back("-I" + Options.inputDirs[index]);
     step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
     if (auto it = Options.inputFlags.find(input); it != Options.inputFlags.end())
       step.argv.insert(step.argv.end(), it->second.begin(), it->second.end());
@@ -162,23 +180,35 @@ private:
     return step;
   }
 
+  size_t indexOf(const std::string& input) const {
+    return static_cast<size_t>(std::find(Options.inputs.begin(), Options.inputs.end(), input) -
+                               Options.inputs.begin());
+  }
+
+  // An image of one cubin is that cubin, under the name NAME_image.S embeds it by.
+  std::string cubinName(const GpuTarget& target) const {
+    bool wholeImage = Options.targets.size() == 1;
+    return inWork(Options.name + (wholeImage ? "" : "." + target.code) + ".cubin");
+  }
+
   DevicePlan wholeProgramCubin() {
     const GpuTarget& target = Options.targets.front();
-    std::string cubin = inWork(Options.name + "." + target.code + ".cubin");
+    std::string cubin = cubinName(target);
     Plan.compiles.push_back(compile(Options.inputs[0], Options.targets, {"-cubin"}, cubin));
     Plan.targets.push_back({target, {cubin}, {}});
-    Plan.image = cubin;
+    Plan.image = absolute(cubin);
     return std::move(Plan);
   }
 
   // The image straight from nvcc, uncompressed: the runtime reads its entries, and so does tlc.
   DevicePlan wholeProgramFatbin() {
-    Plan.image = inWork(Options.name + ".fatbin");
+    std::string fatbin = inWork(Options.name + ".fatbin");
+    Plan.image = absolute(fatbin);
     Plan.fatbin = true;
     Plan.compiles.push_back(
-        compile(Options.inputs[0], Options.targets, {"-fatbin", "--no-compress"}, Plan.image));
+        compile(Options.inputs[0], Options.targets, {"-fatbin", "--no-compress"}, fatbin));
     for (const GpuTarget& target : Options.targets)
-      Plan.targets.push_back({target, {Plan.image}, {}});
+      Plan.targets.push_back({target, {fatbin}, {}});
     return std::move(Plan);
   }
 
@@ -200,36 +230,47 @@ private:
     return objects;
   }
 
+  // The objects as tlc reads them.
+  std::vector<std::string> absolute(const std::vector<std::string>& files) const {
+    std::vector<std::string> paths;
+    for (const std::string& file : files)
+      paths.push_back(absolute(file));
+    return paths;
+  }
+
   TargetImage linked(const GpuTarget& target, const std::vector<std::string>& objects) {
-    std::string cubin = inWork(Options.name + "." + target.code + ".cubin");
-    Step link{"device link (" + target.code + ")", nvcc(), cubin};
+    std::string cubin = cubinName(target);
+    Step link{"device link (" + target.code + ")", nvcc(), cubin, Options.workDir, {}};
     link.argv.insert(link.argv.end(), {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info",
                                        target.gencode()});
     link.argv.insert(link.argv.end(), objects.begin(), objects.end());
     link.argv.insert(link.argv.end(), {"-o", cubin});
     Plan.links.push_back(std::move(link));
-    return {target, {cubin}, objects};
+    return {target, {cubin}, absolute(objects)};
   }
 
   // nvlink cannot link PTX: each input's relocatable PTX is taken out of its object as it is
   // (PtxExtraction), and the runtime links them for the device (runtime/src/Link.cpp).
   TargetImage relocatablePtx(const GpuTarget& target, const std::vector<std::string>& objects) {
-    TargetImage image{target, {}, objects};
+    TargetImage image{target, {}, absolute(objects)};
     for (size_t i = 0; i < objects.size(); ++i) {
       std::string ptx = objects[i] + "." + target.code + ".ptx";
-      Plan.ptxExtractions.push_back({objects[i], target, ptx});
+      Plan.ptxExtractions.push_back({absolute(objects[i]), target, absolute(ptx)});
       image.files.push_back(ptx);
     }
     return image;
   }
 
   void package() {
-    Plan.image = inWork(Options.name + ".fatbin");
+    std::string fatbin = inWork(Options.name + ".fatbin");
+    Plan.image = absolute(fatbin);
     Plan.fatbin = true;
     // Uncompressed: the runtime reads relocatable PTX entries itself to link them.
     Step package{"fatbinary (" + std::to_string(Options.targets.size()) + " targets)",
-                 {Toolkit.fatbinary, "--create=" + Plan.image, "-64", "--compress=false"},
-                 Plan.image};
+                 {Toolkit.fatbinary, "--create=" + fatbin, "-64", "--compress=false"},
+                 fatbin,
+                 Options.workDir,
+                 {}};
     for (const TargetImage& image : Plan.targets)
       for (const std::string& file : image.files)
         package.argv.push_back("--image3=kind=" + std::string(image.target.ptx() ? "ptx" : "elf") +

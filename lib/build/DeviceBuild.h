@@ -28,32 +28,38 @@
 
 namespace tlc {
 
+// Every path here is a name in the work folder (build/ToolPaths.h), and every flag one that
+// reaches nvcc as is: safe for nvcc's shell steps.
 struct DeviceBuildOptions {
   std::string name;
-  std::vector<std::string> inputs;
-  std::vector<GpuTarget> targets; // resolved (resolveTargets), never empty
-  bool relocatable = false;       // forced (a device-side launch); else decided from the above
+  std::vector<std::string> inputs;     // "in0/a.cu"
+  std::vector<std::string> inputDirs;  // per input, its original folder ("src0"), searched first
+  std::vector<std::string> inputNames; // per input, its file name as the user's (progress lines)
+  std::vector<GpuTarget> targets;      // resolved (resolveTargets), never empty
+  bool relocatable = false; // forced (a device-side launch); else decided from the above
   std::vector<std::string> includeDirs;
-  std::vector<std::string> defines;
+  std::vector<std::string> defines; // "-DNAME=VALUE" and "-UNAME" flags, as they reach nvcc
   std::string standard = "c++17";
   std::vector<std::string> nvccFlags; // -Xnvcc, passed verbatim
   std::map<std::string, std::vector<std::string>> inputFlags; // per input: from a compile DB
   std::string tlcIncludeDir;
-  std::string workDir;
+  std::string workDir;               // absolute: where the tools run
   std::vector<std::string> launcher; // runs nvcc under this (ccache, sccache), if set
 };
 
 // What one target contributes to the image.
 struct TargetImage {
   GpuTarget target;
-  // SASS: the (device-linked) cubin. PTX: the PTX, or one relocatable PTX file per input.
+  // SASS: the (device-linked) cubin. PTX: the PTX, or one relocatable PTX file per input. Names
+  // in the work folder, as the tools are given them.
   std::vector<std::string> files;
-  // Relocatable code: each input's own compile output, in input order (where nvcc's names for
-  // each input's static kernels are found); empty for whole-program code.
+  // Relocatable code: each input's own compile output (absolute: tlc reads them), in input order
+  // (where nvcc's names for each input's static kernels are found); empty for whole-program code.
   std::vector<std::string> perInput;
 };
 
-// One input's relocatable PTX for one target, taken out of the object nvcc made for the input.
+// One input's relocatable PTX for one target, taken out of the object nvcc made for the input
+// (by tlc itself: absolute paths).
 struct PtxExtraction {
   std::string object; // the input's relocatable fatbin or host object
   GpuTarget target;
@@ -66,7 +72,9 @@ struct DevicePlan {
   std::vector<Step> links;       // one per SASS target, after every compile (relocatable builds)
   std::optional<Step> package;   // fatbinary, after the links (several entries)
   std::vector<TargetImage> targets; // in target order
-  std::string image;             // the final image: a cubin, or the fatbin
+  // The final image (absolute, for tlc; the tools name it NAME.cubin or NAME.fatbin in the work
+  // folder, where NAME_image.S finds it): a cubin, or the fatbin.
+  std::string image;
   bool relocatable = false;
   bool fatbin = false; // the image is a fatbin (else one cubin)
 };

@@ -38,7 +38,15 @@ std::string DisplayPaths::operator()(const std::string& path) const {
   // An input as typed (relative or absolute) shows as the outputs name it everywhere.
   if (std::find(Inputs.begin(), Inputs.end(), path) != Inputs.end())
     return input(path);
-  // Arguments such as -I/abs/dir or --create=/abs/file carry paths after a prefix.
+  // Arguments such as -I/abs/dir or --create=/abs/file carry paths after a prefix; the inputs'
+  // common folder itself is ".".
+  llvm::StringRef root = llvm::StringRef(Root);
+  root.consume_back("/");
+  if (!root.empty() && llvm::StringRef(path).ends_with(root)) {
+    size_t at = path.size() - root.size();
+    if (at == 0 || path[at - 1] == '=' || llvm::StringRef(path).take_front(at) == "-I")
+      return path.substr(0, at) + ".";
+  }
   for (const std::string* base : {&Work, &Root}) {
     size_t at = path.find(*base);
     if (at == std::string::npos || base->size() <= 1)

@@ -1,6 +1,8 @@
 // The build plan's scheduler: threads per task, job slots, stop at the first failure.
 #include "build/Executor.h"
 
+#include "support/Interrupts.h"
+
 #include <condition_variable>
 #include <optional>
 #include <mutex>
@@ -23,7 +25,7 @@ public:
     std::vector<std::thread> threads;
     std::unique_lock<std::mutex> lock(Mutex);
     while (true) {
-      if (Failures.empty())
+      if (Failures.empty() && !interrupted())
         for (size_t i = 0; i < Plan.tasks.size(); ++i)
           if (States[i] == State::Waiting && ready(i)) {
             States[i] = State::Running;
@@ -75,9 +77,10 @@ private:
     Changed.notify_all();
   }
 
+  // After a failure, or once tlc is interrupted, nothing new starts.
   bool stopped() {
     std::lock_guard<std::mutex> lock(Mutex);
-    return !Failures.empty();
+    return !Failures.empty() || interrupted();
   }
 
   const BuildPlan& Plan;

@@ -4,6 +4,7 @@
 #include "support/Error.h"
 #include "support/Process.h"
 
+#include "clang/Basic/OffloadArch.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -194,11 +195,15 @@ llvm::Expected<std::vector<GpuTarget>> resolveTargets(const std::vector<std::str
   return targets;
 }
 
+bool isKnownParseArch(const std::string& arch) {
+  return clang::StringToOffloadArch(arch) != clang::OffloadArch::UNKNOWN;
+}
+
 std::string parseArchFor(const std::vector<GpuTarget>& targets) {
   auto numberOf = [](const GpuTarget& target) {
     unsigned number = 0;
-    llvm::StringRef digits = target.number();
-    digits.take_while(llvm::isDigit).getAsInteger(10, number);
+    std::string text = target.number(); // kept: the StringRef below must not outlive it
+    llvm::StringRef(text).take_while(llvm::isDigit).getAsInteger(10, number);
     return number;
   };
   const GpuTarget* best = nullptr;

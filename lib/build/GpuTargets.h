@@ -55,6 +55,9 @@ llvm::Expected<std::vector<GpuTarget>> resolveTargets(const std::vector<std::str
                                                       const std::vector<std::string>& gencodes,
                                                       const TargetEnvironment& environment);
 
+// Whether Clang knows `arch` (sm_XX[a|f]) as a GPU it can parse for.
+bool isKnownParseArch(const std::string& arch);
+
 // The arch Clang should parse for: the newest SASS target, else the newest PTX one (as sm_XY).
 std::string parseArchFor(const std::vector<GpuTarget>& targets);
 

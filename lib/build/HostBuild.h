@@ -1,12 +1,14 @@
 // The host half of a build: compile the rendered launcher (the module's tables and its extern
 // "C" wrappers), and link lib<name>.so from it, the embedded image and the runtime archive,
-// exporting only the module's API.
+// exporting only the module's API. The commands run in the work folder with relative names only
+// (build/ToolPaths.h): NAME.h, NAME_launcher.cpp, NAME_image.S and the device image are there,
+// the folders and the archive below are links to them.
 #pragma once
 
 #include "build/Steps.h"
 
-#include <optional>
 #include <string>
+#include <vector>
 
 namespace tlc {
 
@@ -16,16 +18,15 @@ struct HostBuildOptions {
   std::string cudaInclude;    // folder with cuda.h
   std::string tlcInclude;     // folder with tlc/runtime.h and tlc/launcher.h
   std::string runtimeLibrary; // libtlc_runtime.a
-  std::string sourceDir;      // NAME_launcher.cpp and NAME_image.S
-  std::string outputDir;      // NAME.h and the image, as they will be published
-  std::string workDir;        // objects
-  std::string library;        // the lib<name>.so to produce
-  bool embedImage = true;    // the link assembles NAME_image.S, which includes the image
+  // What the runtime archive was built with that its users must link with too (a sanitizer).
+  std::vector<std::string> runtimeFlags;
+  std::string workDir;    // absolute: where the commands run
+  bool embedImage = true; // the link assembles NAME_image.S, which includes the image
 };
 
 struct HostPlan {
   Step compileLauncher;
-  Step link;
+  Step link; // lib<name>.so, in the work folder
 };
 
 HostPlan planHostBuild(const HostBuildOptions& options);

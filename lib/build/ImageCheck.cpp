@@ -26,7 +26,8 @@ struct TargetKey {
 
 TargetKey keyOf(const GpuTarget& target) {
   TargetKey key{target.ptx(), 0, false};
-  llvm::StringRef number = target.number();
+  std::string text = target.number(); // kept: the StringRef below must not outlive it
+  llvm::StringRef number = text;
   number.take_while(llvm::isDigit).getAsInteger(10, key.arch);
   key.archSpecific = number.ends_with("a");
   return key;

@@ -1,7 +1,10 @@
-// The staging folder of a build and its atomic publication into OUTDIR.
+// The staging folder of a build and its publication into OUTDIR.
 #include "build/Publish.h"
 
+#include "build/ToolPaths.h"
+
 #include "support/Error.h"
+#include "support/Hashing.h"
 #include "support/Interrupts.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -9,20 +12,17 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <atomic>
-#include <cstdio>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tlc {
 
 namespace {
-
-// The staging folder to remove if the build is interrupted (one build per process).
-std::atomic<const char*> interruptedStaging{nullptr};
-
-void removeStagingOnInterrupt() {
-  if (const char* root = interruptedStaging.load())
-    llvm::sys::fs::remove_directories(root);
-}
 
 bool sameContents(const std::string& a, const std::string& b) {
   auto left = llvm::MemoryBuffer::getFile(a, false, false);
@@ -30,55 +30,101 @@ bool sameContents(const std::string& a, const std::string& b) {
   return left && right && (*left)->getBuffer() == (*right)->getBuffer();
 }
 
+// The staging folders of one OUTDIR: hidden siblings named from a hash of its name, so that
+// nothing of the user's spelling is in them and the next build finds the ones a killed build
+// left.
+std::string stagingPrefix(llvm::StringRef outputName) {
+  return ".tlc-" + sha256Hex(outputName).substr(0, 12) + "-";
+}
+
+// Work folders under TMPDIR.
+constexpr const char* kWorkPrefix = "tlc-build-";
+
 } // namespace
 
 llvm::Expected<std::unique_ptr<Staging>> Staging::create(const std::string& outputDir) {
+  if (outputDir.empty())
+    return usageError("-o '' names no folder");
   llvm::SmallString<256> absolute(outputDir);
   if (auto ec = llvm::sys::fs::make_absolute(absolute))
     return inputError("cannot resolve output folder '" + outputDir + "': " + ec.message());
   llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  llvm::StringRef name = llvm::sys::path::filename(absolute);
+  if (name.empty() || name == "/" || name == "." || name == "..")
+    return usageError("-o '" + outputDir +
+                      "': the output folder must be a folder of its own, "
+                      "not the file system's root");
   if (llvm::sys::fs::exists(absolute) && !llvm::sys::fs::is_directory(absolute))
     return inputError("output path '" + outputDir + "' exists and is not a folder");
-  llvm::StringRef parent = llvm::sys::path::parent_path(absolute);
-  if (auto ec = llvm::sys::fs::create_directories(parent))
+  std::string parent = llvm::sys::path::parent_path(absolute).str();
+  if (auto ec = llvm::sys::fs::create_directories(parent, true, llvm::sys::fs::all_all))
     return inputError("cannot create '" + parent + "': " + ec.message());
 
-  llvm::SmallString<256> root;
-  // A hidden sibling of OUTDIR: same file system, so publishing is a rename.
-  std::string prefix = (parent + "/." + llvm::sys::path::filename(absolute) + ".tlc").str();
-  if (auto ec = llvm::sys::fs::createUniqueDirectory(prefix, root))
-    return inputError("cannot create a staging folder in '" + parent + "': " + ec.message());
+  std::string prefix = stagingPrefix(name);
+  removeAbandoned(parent, prefix);
+  auto folder = LockedFolder::create(parent, prefix);
+  if (!folder)
+    return folder.takeError();
   std::unique_ptr<Staging> staging(new Staging());
+  staging->Folder = std::move(*folder);
+  staging->Registration = std::make_unique<Temporary>(staging->root());
   staging->OutputDir = absolute.str().str();
-  staging->Root = root.str().str();
-  staging->Outputs = staging->Root + "/out";
-  staging->Work = staging->Root + "/work";
-  for (const std::string& dir : {staging->Outputs, staging->Work})
-    if (auto ec = llvm::sys::fs::create_directory(dir))
-      return inputError("cannot create '" + dir + "': " + ec.message());
-  interruptedStaging.store(staging->Root.c_str());
-  onInterrupt(removeStagingOnInterrupt);
+  staging->Outputs = staging->root() + "/out";
+  // The outputs' folder may become OUTDIR itself: the umask decides its mode, as for mkdir(1).
+  if (::mkdir(staging->Outputs.c_str(), 0777) != 0)
+    return inputError("cannot create '" + staging->Outputs + "': " + std::strerror(errno));
+
+  auto workRoot = Staging::workRoot();
+  if (!workRoot)
+    return workRoot.takeError();
+  removeAbandoned(*workRoot, kWorkPrefix);
+  auto work = LockedFolder::create(*workRoot, kWorkPrefix);
+  if (!work)
+    return work.takeError();
+  staging->WorkFolder = std::move(*work);
+  staging->WorkRegistration = std::make_unique<Temporary>(staging->workDir());
   return staging;
 }
 
-Staging::~Staging() {
-  interruptedStaging.store(nullptr);
-  if (!Kept)
-    llvm::sys::fs::remove_directories(Root);
+llvm::Expected<std::string> Staging::workRoot() {
+  std::vector<std::string> tried;
+  for (const char* candidate : {static_cast<const char*>(std::getenv("TMPDIR")), "/tmp"}) {
+    if (!candidate || !*candidate)
+      continue;
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(candidate, real) || !llvm::sys::fs::is_directory(real))
+      continue;
+    if (isShellSafe(real))
+      return real.str().str();
+    tried.push_back(candidate);
+  }
+  return toolchainError("no folder for the tools' temporary files has a plain path (TMPDIR, "
+                        "/tmp): nvcc's shell steps would interpret characters of '" +
+                        (tried.empty() ? std::string("/tmp") : tried.front()) +
+                        "'; set TMPDIR to a folder named with letters, digits and _-./ only");
 }
 
 llvm::Error Staging::publish(const std::vector<std::string>& files) {
-  // A new output folder appears whole, in one rename.
+  // A new output folder appears whole, in one rename. Another build may make it first; then
+  // this one publishes into it as into any existing folder.
   if (!llvm::sys::fs::exists(OutputDir)) {
-    if (auto ec = llvm::sys::fs::rename(Outputs, OutputDir))
-      return inputError("cannot create '" + OutputDir + "': " + ec.message());
-    return llvm::Error::success();
+    if (::rename(Outputs.c_str(), OutputDir.c_str()) == 0)
+      return llvm::Error::success();
+    if (errno != EEXIST && errno != ENOTEMPTY)
+      return inputError("cannot create '" + OutputDir + "': " + std::strerror(errno));
   }
-  // An existing one gets each file by rename(2), which replaces atomically; what was there is
-  // kept aside (hard links) so a failed move can be undone.
-  std::string backup = Root + "/previous";
-  if (auto ec = llvm::sys::fs::create_directory(backup))
-    return inputError("cannot create '" + backup + "': " + ec.message());
+  auto lock = PublishedFolderLock::take(OutputDir, /*exclusive=*/true);
+  if (!lock)
+    return lock.takeError();
+  return publishInto(files);
+}
+
+llvm::Error Staging::publishInto(const std::vector<std::string>& files) {
+  // Each file by rename(2), which replaces atomically; what was there is kept aside (hard
+  // links) so a failed move can be undone.
+  std::string backup = root() + "/previous";
+  if (::mkdir(backup.c_str(), 0700) != 0)
+    return inputError("cannot create '" + backup + "': " + std::strerror(errno));
   std::vector<std::string> moved;
   for (const std::string& file : files) {
     std::string target = OutputDir + "/" + file;
@@ -105,6 +151,25 @@ llvm::Error Staging::publish(const std::vector<std::string>& files) {
     moved.push_back(file);
   }
   return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<PublishedFolderLock>>
+PublishedFolderLock::take(const std::string& dir, bool exclusive) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return inputError("cannot open '" + dir + "': " + std::strerror(errno));
+  while (::flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0) {
+    if (errno == EINTR)
+      continue;
+    int error = errno;
+    ::close(fd);
+    return inputError("cannot lock '" + dir + "': " + std::strerror(error));
+  }
+  return std::unique_ptr<PublishedFolderLock>(new PublishedFolderLock(fd));
+}
+
+PublishedFolderLock::~PublishedFolderLock() {
+  ::close(Fd);
 }
 
 } // namespace tlc

@@ -21,29 +21,34 @@ PythonPackageFiles pythonPackageFiles(const std::string& name) {
   return files;
 }
 
+// The name the extension is linked under in the work folder; the build copies it into the
+// package (PythonPackageFiles::extension).
+std::string pythonExtensionWorkName(const std::string& name) { return name + "_ext.abi3.so"; }
+
 PythonPlan planPythonBuild(const PythonBuildOptions& options) {
   PythonPlan plan;
-  std::string sourceMap = "-ffile-prefix-map=" + options.sourceDir + "/=";
-  std::string outputMap = "-ffile-prefix-map=" + options.outputDir + "/=";
-  std::string source = options.sourceDir + "/" + options.name + "_python.c";
-  std::string object = options.workDir + "/" + options.name + "_python.o";
-  plan.compileExtension = {"cc " + options.name + "_python.c",
+  // Relative names only, so no path of the build's ends up in the extension either.
+  std::string source = options.name + "_python.c";
+  std::string object = options.name + "_python.o";
+  plan.compileExtension = {"cc " + source,
                            {options.compiler, "-x", "c", "-std=c11", "-O2", "-fPIC",
-                            "-fvisibility=hidden", "-Wall", "-Wextra", sourceMap, outputMap,
-                            "-I", options.outputDir, "-isystem", options.pythonInclude,
-                            "-isystem", options.tlcInclude, "-isystem", options.cudaInclude,
-                            "-c", source, "-o", object},
-                           object};
+                            "-fvisibility=hidden", "-Wall", "-Wextra", "-isystem",
+                            options.pythonInclude, "-isystem", options.tlcInclude, "-isystem",
+                            options.cudaInclude, "-c", source, "-o", object},
+                           object,
+                           options.workDir,
+                           {}};
   // The extension needs libNAME.so two folders up (NAME/tlc/_ext.abi3.so), wherever the output
   // folder is moved; it does not link libpython (the interpreter provides those symbols), so
   // undefined symbols are allowed here, unlike in libNAME.so.
-  std::string extension = options.outputDir + "/" + pythonPackageFiles(options.name).extension;
+  std::string extension = pythonExtensionWorkName(options.name);
   plan.linkExtension = {"link " + pythonPackageFiles(options.name).extension,
                         {options.compiler, "-shared", "-o", extension, object,
-                         options.bindingLibrary,
-                         options.outputDir + "/lib" + options.name + ".so",
+                         options.bindingLibrary, "lib" + options.name + ".so",
                          "-Wl,-rpath,$ORIGIN/../..", "-Wl,--exclude-libs,ALL", "-lm"},
-                        extension};
+                        extension,
+                        options.workDir,
+                        {}};
   return plan;
 }
 

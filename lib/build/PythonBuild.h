@@ -26,6 +26,9 @@ struct PythonPackageFiles {
 };
 PythonPackageFiles pythonPackageFiles(const std::string& name);
 
+// The commands run in the work folder with relative names only (build/ToolPaths.h), as the host
+// build's do: NAME.h, NAME_python.c and libNAME.so are there, the folders and the binding
+// library below are links to them.
 struct PythonBuildOptions {
   std::string name;
   std::string compiler;       // the host compiler (C++ driver; the source is compiled as C)
@@ -33,16 +36,16 @@ struct PythonBuildOptions {
   std::string tlcInclude;     // folder with tlc/python.h and tlc/launcher.h
   std::string cudaInclude;    // folder with cuda.h
   std::string bindingLibrary; // libtlc_python.a
-  std::string sourceDir;      // NAME_python.c
-  std::string outputDir;      // NAME.h, libNAME.so and the package, as they will be published
-  std::string workDir;        // objects
+  std::string workDir;        // absolute: where the commands run
 };
 
 struct PythonPlan {
   Step compileExtension;
-  Step linkExtension;
+  Step linkExtension; // NAME_ext.abi3.so in the work folder, published as the package's extension
 };
 
 PythonPlan planPythonBuild(const PythonBuildOptions& options);
+// The extension's name in the work folder (PythonPlan::linkExtension).
+std::string pythonExtensionWorkName(const std::string& name);
 
 } // namespace tlc

@@ -2,9 +2,12 @@
 #include "build/Steps.h"
 
 #include "support/Error.h"
+#include "support/Interrupts.h"
 #include "support/Process.h"
 #include "support/Terminal.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
@@ -42,27 +45,59 @@ std::string StepRunner::commandLine(const Step& step) const {
   return display ? display(step.argv) : shellQuote(step.argv);
 }
 
+// The command as it can be run again: in its folder.
+static std::string runnable(const Step& step) {
+  std::string command = shellQuote(step.argv);
+  return step.workingDir.empty() ? command
+                                 : "cd " + shellQuote({step.workingDir}) + " && " + command;
+}
+
 llvm::Error StepRunner::run(const Step& step) const {
   if (verbose) {
     std::lock_guard<std::mutex> lock(outputMutex());
-    llvm::errs() << shellQuote(step.argv) << "\n";
+    llvm::errs() << runnable(step) << "\n";
   }
-  auto result = runCommand(step.argv);
+  RunOptions options;
+  options.workingDir = step.workingDir;
+  // The tools' own temporaries (nvcc's tmpxft_* files) go with the work folder, and their
+  // names are as safe as its own.
+  std::vector<std::string> environment = step.environment;
+  if (!step.workingDir.empty())
+    environment.push_back("TMPDIR=" + step.workingDir);
+  if (!environment.empty())
+    options.environment = environmentWith(environment);
+  options.timeoutSeconds = timeoutSeconds;
+  auto result = runCommand(step.argv, options);
   if (!result)
     return result.takeError();
-  if (result->exitCode != 0) {
-    std::string message = step.description + " failed (exit code " +
-                          std::to_string(result->exitCode) + "):\n" + result->output +
-                          (verbose ? "" : "command: " + shellQuote(step.argv));
-    return step.compilesSources ? inputError(message) : toolchainError(message);
+  if (result->interrupted)
+    return interruptedError();
+  std::string output = messages ? messages(result->output) : result->output;
+  if (result->timedOut)
+    return toolchainError(step.description + " did not finish within " +
+                          std::to_string(timeoutSeconds) + " s and was stopped (--tool-timeout)" +
+                          (output.empty() ? "" : ":\n" + output));
+  if (!result->succeeded()) {
+    std::string message = step.description + " failed (" + result->status() + "):\n" + output +
+                          (verbose ? "" : "command: " + runnable(step));
+    // nvcc refusing the sources is their problem; nvcc killed by a signal is not.
+    bool sourcesRefused = step.compilesSources && result->signal == 0;
+    return sourcesRefused ? inputError(message) : toolchainError(message);
   }
-  if (!result->output.empty()) {
+  if (!output.empty()) {
     // A step's warnings, once: compiling an input for several targets repeats them.
     static std::set<std::string> shown;
     std::lock_guard<std::mutex> lock(outputMutex());
-    if (shown.insert(result->output).second)
-      llvm::errs() << result->output;
+    if (shown.insert(output).second)
+      llvm::errs() << output;
   }
+  // A tool that says it succeeded has written what it was asked for.
+  std::string produced = step.workingDir.empty() || llvm::sys::path::is_absolute(step.output)
+                             ? step.output
+                             : step.workingDir + "/" + step.output;
+  if (!step.output.empty() && !llvm::sys::fs::exists(produced))
+    return toolchainError(step.description + " reported success but wrote no " + step.output +
+                          (verbose ? "" : "\ncommand: " + runnable(step)));
   return llvm::Error::success();
 }
 

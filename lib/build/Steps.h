@@ -14,7 +14,9 @@ namespace tlc {
 struct Step {
   std::string description; // "nvcc a.cu (sm_90a)"
   std::vector<std::string> argv;
-  std::string output; // the file it produces
+  std::string output;     // the file it produces, relative to workingDir
+  std::string workingDir; // where it runs (build/ToolPaths.h: the names it gets are relative)
+  std::vector<std::string> environment; // "NAME=value" overrides
   // nvcc compiling the user's sources, the compiler of record: its failure is a problem in the
   // sources (InputError, exit 1), reported in nvcc's words; other steps failing is ToolchainError.
   bool compilesSources = false;
@@ -36,8 +38,11 @@ private:
 
 struct StepRunner {
   bool verbose = false;
+  unsigned timeoutSeconds = 0; // --tool-timeout; 0: none
   // How the manifest records a command (build folders rewritten); -v prints the real one.
   std::function<std::string(const std::vector<std::string>&)> display;
+  // A tool's messages with tlc's names for the user's files turned back into theirs.
+  std::function<std::string(const std::string&)> messages;
 
   // Runs the step; ToolchainError with the tool's output if it fails.
   llvm::Error run(const Step& step) const;

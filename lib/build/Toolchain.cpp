@@ -1,6 +1,7 @@
 // Finding the CUDA toolkit and the host compiler, and reading their versions.
 #include "build/Toolchain.h"
 
+#include "build/ToolPaths.h"
 #include "support/Error.h"
 #include "support/Process.h"
 
@@ -20,12 +21,35 @@
 #ifndef TLC_CLANG_RESOURCE_DIR
 #error "TLC_CLANG_RESOURCE_DIR must be defined by the build"
 #endif
+#ifndef TLC_RUNTIME_FLAGS
+#define TLC_RUNTIME_FLAGS ""
+#endif
 
 namespace tlc {
 
 const char* tlcVersion() { return TLC_VERSION; }
 std::string clangVersion() { return CLANG_VERSION_STRING; }
 std::string clangResourceDir() { return TLC_CLANG_RESOURCE_DIR; }
+
+std::vector<std::string> runtimeArchiveFlags() {
+  llvm::SmallVector<llvm::StringRef, 4> flags;
+  llvm::StringRef(TLC_RUNTIME_FLAGS).split(flags, ' ', -1, false);
+  return {flags.begin(), flags.end()};
+}
+
+llvm::Error checkToolkitPath(const CudaToolkit& toolkit) {
+  llvm::SmallString<256> real;
+  for (llvm::StringRef path :
+       {llvm::StringRef(toolkit.root),
+        llvm::sys::fs::real_path(toolkit.root, real) ? llvm::StringRef() : llvm::StringRef(real)}) {
+    if (path.empty() || isShellSafe(path))
+      continue;
+    return toolchainError("the CUDA toolkit's path '" + path +
+                          "' holds characters nvcc's shell steps would interpret; install or "
+                          "link it under a path of letters, digits and _-./ only");
+  }
+  return llvm::Error::success();
+}
 
 std::string CudaToolkit::versionString() const {
   return std::to_string(cudaVersion / 1000) + "." + std::to_string(cudaVersion % 1000 / 10);

@@ -5,6 +5,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace tlc {
 
@@ -44,5 +45,13 @@ std::string hostCompilerIncludeDir();
 
 // tlc's own version, e.g. "0.1.0".
 const char* tlcVersion();
+
+// What code linking the launcher runtime archive must be compiled and linked with, because the
+// archive was (a sanitizer, in tlc's own sanitizer builds); none in a release.
+std::vector<std::string> runtimeArchiveFlags();
+
+// nvcc finds its own programs from where it is installed and runs them through /bin/sh: a
+// toolkit whose path holds characters the shell interprets is refused (ToolchainError).
+llvm::Error checkToolkitPath(const CudaToolkit& toolkit);
 
 } // namespace tlc

@@ -4,8 +4,9 @@
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
+#include "support/Interrupts.h"
+#include "support/Terminal.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -18,9 +19,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tlc {
@@ -30,13 +36,26 @@ std::string defaultCacheDir() {
     return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return std::string(xdg) + "/tlc";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/tlc";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/tlc";
+  // Not a shared folder such as /tmp, where another user could prepare it.
+  if (const passwd* user = ::getpwuid(::geteuid()); user && user->pw_dir && *user->pw_dir)
+    return std::string(user->pw_dir) + "/.cache/tlc";
+  return "";
 }
 
-bool cacheEnabledByEnvironment() {
-  const char* disabled = std::getenv("TLC_DISABLE_CACHE");
-  return !disabled || !*disabled || llvm::StringRef(disabled) == "0";
+llvm::Expected<bool> cacheEnabledByEnvironment() {
+  const char* value = std::getenv("TLC_DISABLE_CACHE");
+  if (!value)
+    return true;
+  std::string setting = llvm::StringRef(value).trim().lower();
+  if (setting.empty() || setting == "0" || setting == "false" || setting == "no" ||
+      setting == "off")
+    return true;
+  if (setting == "1" || setting == "true" || setting == "yes" || setting == "on")
+    return false;
+  return usageError("TLC_DISABLE_CACHE='" + std::string(value) +
+                    "' is not a yes or no (1, true, yes, on; 0, false, no, off)");
 }
 
 void CacheKey::add(llvm::StringRef label, llvm::StringRef value) {
@@ -74,6 +93,14 @@ std::string contentHash(const std::string& path) {
   return llvm::utohexstr(hash.high64, true, 16) + llvm::utohexstr(hash.low64, true, 16);
 }
 
+// An entry's name: the files the build read, with their contents' hashes.
+std::string entryName(const std::vector<std::pair<std::string, std::string>>& dependencies) {
+  std::string text;
+  for (const auto& [path, hash] : dependencies)
+    text += path + " " + hash + "\n";
+  return sha256Hex(text).substr(0, 24);
+}
+
 std::vector<std::string> subfolders(const std::string& dir) {
   std::vector<std::string> folders;
   std::error_code ec;
@@ -97,13 +124,41 @@ uint64_t folderBytes(const std::string& dir) {
   return bytes;
 }
 
-llvm::Expected<std::string> uniqueFolder(const std::string& parent, llvm::StringRef prefix) {
-  if (auto ec = llvm::sys::fs::create_directories(parent))
-    return inputError("cannot create '" + parent + "': " + ec.message());
-  llvm::SmallString<256> path;
-  if (auto ec = llvm::sys::fs::createUniqueDirectory(parent + "/" + prefix, path))
-    return inputError("cannot create a folder in '" + parent + "': " + ec.message());
-  return path.str().str();
+// Why `path` cannot be trusted as a part of the cache ("" if it can): it must be this user's,
+// of the kind expected, and writable by nobody else.
+std::string distrust(const std::string& path, bool folder) {
+  struct stat status {};
+  if (::lstat(path.c_str(), &status) != 0)
+    return "'" + path + "': " + std::strerror(errno);
+  if (folder ? !S_ISDIR(status.st_mode) : !S_ISREG(status.st_mode))
+    return "'" + path + "' is not a " + (folder ? "folder" : "regular file");
+  if (status.st_uid != ::geteuid())
+    return "'" + path + "' belongs to user " + std::to_string(status.st_uid) + ", not to you";
+  if (status.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(status.st_mode & 07777));
+    return "'" + path + "' is writable by other users (mode " + mode + ")";
+  }
+  return "";
+}
+
+// Why the folders above the cache would let another user replace it ("" if none would): each
+// belongs to this user or to root, and one others may write to is sticky (as /tmp is), so that
+// nobody renames what is not theirs.
+std::string distrustAncestors(const std::string& dir) {
+  for (llvm::StringRef path = llvm::sys::path::parent_path(dir); !path.empty();
+       path = llvm::sys::path::parent_path(path)) {
+    struct stat status {};
+    if (::stat(path.str().c_str(), &status) != 0)
+      return "'" + path.str() + "': " + std::strerror(errno);
+    if (status.st_uid != ::geteuid() && status.st_uid != 0)
+      return "'" + path.str() + "' belongs to user " + std::to_string(status.st_uid);
+    if ((status.st_mode & (S_IWGRP | S_IWOTH)) && !(status.st_mode & S_ISVTX))
+      return "'" + path.str() + "' is writable by other users";
+    if (path == "/")
+      break;
+  }
+  return "";
 }
 
 // An entry's file name is a relative path inside the entry (the Python package's files are in
@@ -133,63 +188,157 @@ llvm::sys::TimePoint<> lastUsed(const std::string& entryDir) {
   return status.getLastModificationTime();
 }
 
+bool isSha256(llvm::StringRef text) {
+  return text.size() == 64 &&
+         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
+}
+
+// A string member of a JSON object, or nullopt when it is missing or of another type.
+std::optional<std::string> stringAt(const nlohmann::json& object, const char* key) {
+  if (!object.is_object())
+    return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string())
+    return std::nullopt;
+  return it->get<std::string>();
+}
+
+// "hits misses\n" as count() writes it; zeros for anything else.
+std::pair<uint64_t, uint64_t> parseCounters(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef, 3> fields;
+  text.trim().split(fields, ' ', -1, false);
+  uint64_t hits = 0, misses = 0;
+  if (fields.size() != 2 || fields[0].getAsInteger(10, hits) || fields[1].getAsInteger(10, misses))
+    return {0, 0};
+  return {hits, misses};
+}
+
 } // namespace
 
 std::string dependencyHash(const std::string& path) { return contentHash(path); }
 
+llvm::Expected<BuildCache> BuildCache::open(const std::string& dir) {
+  if (dir.empty())
+    return inputError("no folder for the build cache (set TLC_CACHE_DIR or HOME)");
+  llvm::SmallString<256> absolute(dir);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, true);
+  std::string parent = llvm::sys::path::parent_path(absolute).str();
+  if (!llvm::sys::fs::exists(absolute)) {
+    if (auto ec = llvm::sys::fs::create_directories(parent, true, llvm::sys::fs::all_all))
+      return inputError("cannot create '" + parent + "': " + ec.message());
+    if (::mkdir(absolute.c_str(), 0700) != 0 && errno != EEXIST)
+      return inputError("cannot create '" + absolute + "': " + std::strerror(errno));
+  }
+  llvm::SmallString<256> real;
+  if (auto ec = llvm::sys::fs::real_path(absolute, real))
+    return inputError("cannot read '" + absolute + "': " + ec.message());
+  std::string why = distrust(real.str().str(), true);
+  if (why.empty())
+    why = distrustAncestors(real.str().str());
+  if (!why.empty())
+    return inputError("the build cache '" + dir + "' cannot be trusted: " + why);
+  return BuildCache(real.str().str());
+}
+
+std::optional<BuildCache> openBuildCache(const std::string& dir) {
+  auto cache = BuildCache::open(dir);
+  if (cache)
+    return std::move(*cache);
+  printToolMessage(MessageKind::Warning,
+                   summarize(cache.takeError()).message + "; building without it");
+  return std::nullopt;
+}
+
 void BuildCache::discard(const std::string& entryDir) {
   // Renamed away first, so no reader can find a half-removed entry.
-  auto trash = uniqueFolder(versionDir() + "/tmp", "trash");
+  if (llvm::sys::fs::create_directories(tmpDir(), true, llvm::sys::fs::owner_all))
+    return;
+  auto trash = LockedFolder::create(tmpDir(), "trash-");
   if (!trash) {
     llvm::consumeError(trash.takeError());
     return;
   }
-  std::string target = *trash + "/entry";
-  if (!llvm::sys::fs::rename(entryDir, target))
-    llvm::sys::fs::remove_directories(target);
-  llvm::sys::fs::remove_directories(*trash);
+  llvm::sys::fs::rename(entryDir, (*trash)->path() + "/entry"); // removed with the folder
 }
 
-std::optional<CacheHit> BuildCache::find(const std::string& key) {
-  llvm::StringMap<std::string> hashes; // each dependency hashed once across entries
-  for (const std::string& entryDir : subfolders(versionDir() + "/" + key)) {
-    auto text = readFile(entryDir + "/entry.json");
-    nlohmann::json entry = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-    if (!text)
-      llvm::consumeError(text.takeError());
-    if (!entry.is_object() || !entry["files"].is_array() || !entry["dependencies"].is_array()) {
-      discard(entryDir); // partial or corrupt
-      continue;
-    }
-    CacheHit hit;
-    hit.entryDir = entryDir;
-    bool current = true;
-    for (const nlohmann::json& dependency : entry["dependencies"]) {
-      std::string path = dependency.value("path", "");
-      auto [it, inserted] = hashes.try_emplace(path);
-      if (inserted)
-        it->second = contentHash(path);
-      if (it->second != dependency.value("hash", "")) {
-        current = false;
-        break;
-      }
-      hit.dependencies.push_back(path);
-    }
-    if (!current)
-      continue;
-    for (const nlohmann::json& file : entry["files"])
-      hit.files.push_back({file.value("name", ""), file.value("sha256", "")});
-    return hit;
+std::optional<CacheHit> BuildCache::readEntry(const std::string& entryDir,
+                                              const std::vector<std::string>& outputs,
+                                              const std::vector<std::string>& inputs,
+                                              llvm::StringMap<std::string>& hashes) {
+  if (!distrust(entryDir, true).empty() || !distrust(entryDir + "/entry.json", false).empty())
+    return std::nullopt;
+  auto text = readFile(entryDir + "/entry.json");
+  if (!text) {
+    llvm::consumeError(text.takeError());
+    return std::nullopt;
   }
+  nlohmann::json entry = nlohmann::json::parse(*text, nullptr, false);
+  if (!entry.is_object() || !entry.contains("files") || !entry["files"].is_array() ||
+      !entry.contains("dependencies") || !entry["dependencies"].is_array())
+    return std::nullopt;
+
+  // The name is recomputed from the files as they are now: a dependency that changed, or a list
+  // that is not the one the entry was stored under, does not match.
+  CacheHit hit;
+  hit.entryDir = entryDir;
+  std::vector<std::pair<std::string, std::string>> current;
+  for (const nlohmann::json& dependency : entry["dependencies"]) {
+    std::optional<std::string> path = stringAt(dependency, "path");
+    if (!path)
+      return std::nullopt;
+    auto [it, inserted] = hashes.try_emplace(*path);
+    if (inserted)
+      it->second = contentHash(*path);
+    current.push_back({*path, it->second});
+    hit.dependencies.push_back(*path);
+  }
+  if (entryName(current) != llvm::sys::path::filename(entryDir))
+    return std::nullopt;
+  for (const std::string& input : inputs)
+    if (std::find(hit.dependencies.begin(), hit.dependencies.end(), input) ==
+        hit.dependencies.end())
+      return std::nullopt;
+
+  // Exactly the outputs asked for, each a file of this user's with a well-formed digest.
+  std::vector<std::string> names;
+  for (const nlohmann::json& file : entry["files"]) {
+    std::optional<std::string> name = stringAt(file, "name"), sha = stringAt(file, "sha256");
+    if (!name || !sha || !isSha256(*sha) || !distrust(entryDir + "/" + *name, false).empty())
+      return std::nullopt;
+    names.push_back(*name);
+    hit.files.push_back({*name, *sha});
+  }
+  std::vector<std::string> wanted = outputs;
+  std::sort(names.begin(), names.end());
+  std::sort(wanted.begin(), wanted.end());
+  if (names != wanted)
+    return std::nullopt;
+  return hit;
+}
+
+std::optional<CacheHit> BuildCache::find(const std::string& key,
+                                         const std::vector<std::string>& outputs,
+                                         const std::vector<std::string>& inputs) {
+  llvm::StringMap<std::string> hashes; // each dependency hashed once across entries
+  for (const std::string& entryDir : subfolders(versionDir() + "/" + key))
+    if (std::optional<CacheHit> hit = readEntry(entryDir, outputs, inputs, hashes))
+      return hit;
   return std::nullopt;
 }
 
 bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
   for (const CachedFile& file : hit.files) {
     std::string target = dir + "/" + file.name;
+    bool library = llvm::StringRef(file.name).ends_with(".so");
     if (!safeEntryName(file.name) ||
-        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(target)) ||
-        llvm::sys::fs::copy_file(hit.entryDir + "/" + file.name, target)) {
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(target))) {
+      discard(hit.entryDir);
+      return false;
+    }
+    if (llvm::Error error =
+            copyFile(hit.entryDir + "/" + file.name, target, library ? 0777 : 0666)) {
+      llvm::consumeError(std::move(error));
       discard(hit.entryDir);
       return false;
     }
@@ -208,55 +357,62 @@ bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
 llvm::Error BuildCache::store(const std::string& key, const std::string& outputsDir,
                               const std::vector<CachedFile>& files,
                               const std::vector<std::string>& dependencies) {
-  auto staging = uniqueFolder(versionDir() + "/tmp", "entry");
+  if (auto ec = llvm::sys::fs::create_directories(tmpDir(), true, llvm::sys::fs::owner_all))
+    return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
+  removeAbandoned(tmpDir(), "entry-");
+  removeAbandoned(tmpDir(), "trash-");
+  auto staging = LockedFolder::create(tmpDir(), "entry-");
   if (!staging)
     return staging.takeError();
-  // Gone after the rename below; removed here on every other way out.
-  llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(*staging); });
+  Temporary registered((*staging)->path()); // removed by a forced exit too
+  const std::string& folder = (*staging)->path();
   nlohmann::json entry = {{"files", nlohmann::json::array()},
                           {"dependencies", nlohmann::json::array()}};
   for (const CachedFile& file : files) {
-    std::string stored = *staging + "/" + file.name;
-    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stored)); // the Python package
-    if (auto ec = llvm::sys::fs::copy_file(outputsDir + "/" + file.name, stored))
+    std::string stored = folder + "/" + file.name;
+    // The Python package's files are in subfolders.
+    if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stored), true,
+                                                    llvm::sys::fs::owner_all))
       return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
+    if (llvm::Error error = copyFile(outputsDir + "/" + file.name, stored, 0600))
+      return error;
     entry["files"].push_back({{"name", file.name}, {"sha256", file.sha256}});
   }
-  std::string depsText;
+  std::vector<std::pair<std::string, std::string>> hashed;
   for (const std::string& dependency : dependencies) {
-    std::string hash = contentHash(dependency);
-    entry["dependencies"].push_back({{"path", dependency}, {"hash", hash}});
-    depsText += dependency + " " + hash + "\n";
+    hashed.push_back({dependency, contentHash(dependency)});
+    entry["dependencies"].push_back({{"path", dependency}, {"hash", hashed.back().second}});
   }
-  if (llvm::Error error = writeFile(*staging + "/entry.json", entry.dump(1)))
+  // A path that is not UTF-8 is written with replacement characters: that entry never matches.
+  std::string json = entry.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (llvm::Error error = writeFile(folder + "/entry.json", json, 0600))
     return error;
   std::string parent = versionDir() + "/" + key;
-  if (auto ec = llvm::sys::fs::create_directories(parent))
+  if (auto ec = llvm::sys::fs::create_directories(parent, true, llvm::sys::fs::owner_all))
     return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
-  std::string target = parent + "/" + sha256Hex(depsText).substr(0, 24);
-  (void)llvm::sys::fs::rename(*staging, target); // failing: another builder stored it first
+  // Failing: another builder stored it first. Either way the staging folder is gone after.
+  if (!llvm::sys::fs::rename(folder, parent + "/" + entryName(hashed)))
+    (*staging)->forget();
   return llvm::Error::success();
 }
 
 void BuildCache::count(bool hit) {
   std::string path = versionDir() + "/stats";
-  if (llvm::sys::fs::create_directories(versionDir()))
+  if (llvm::sys::fs::create_directories(versionDir(), true, llvm::sys::fs::owner_all))
     return;
   int fd = -1;
   if (llvm::sys::fs::openFileForReadWrite(path, fd, llvm::sys::fs::CD_OpenAlways,
-                                          llvm::sys::fs::OF_None))
+                                          llvm::sys::fs::OF_None, 0600))
     return;
   if (!llvm::sys::fs::tryLockFile(fd, std::chrono::milliseconds(2000))) {
-    uint64_t counts[2] = {0, 0};
     char text[64] = {};
     ssize_t length = ::pread(fd, text, sizeof text - 1, 0);
-    if (length > 0)
-      std::sscanf(text, "%lu %lu", &counts[0], &counts[1]);
-    ++counts[hit ? 0 : 1];
-    int written = std::snprintf(text, sizeof text, "%lu %lu\n", counts[0], counts[1]);
+    auto [hits, misses] = parseCounters(length > 0 ? llvm::StringRef(text, length) : "");
+    ++(hit ? hits : misses);
+    std::string line = std::to_string(hits) + " " + std::to_string(misses) + "\n";
     // Counters are a convenience: a failed write loses one count, nothing more.
     if (::ftruncate(fd, 0) == 0)
-      (void)!::pwrite(fd, text, written, 0);
+      (void)!::pwrite(fd, line.data(), line.size(), 0);
     llvm::sys::fs::unlockFile(fd);
   }
   ::close(fd);
@@ -272,28 +428,22 @@ llvm::Expected<CacheStats> BuildCache::stats() const {
       stats.bytes += folderBytes(entryDir);
     }
   }
-  if (auto text = readFile(versionDir() + "/stats")) {
-    unsigned long hits = 0, misses = 0;
-    if (std::sscanf(text->c_str(), "%lu %lu", &hits, &misses) == 2) {
-      stats.hits = hits;
-      stats.misses = misses;
-    }
-  } else {
+  if (auto text = readFile(versionDir() + "/stats"))
+    std::tie(stats.hits, stats.misses) = parseCounters(*text);
+  else
     llvm::consumeError(text.takeError());
-  }
   return stats;
 }
 
 llvm::Error BuildCache::clear() {
   if (!llvm::sys::fs::exists(versionDir()))
     return llvm::Error::success();
-  auto trash = uniqueFolder(Dir, "trash");
+  auto trash = LockedFolder::create(Dir, "trash-");
   if (!trash)
     return trash.takeError();
-  if (auto ec = llvm::sys::fs::rename(versionDir(), *trash + "/v1"))
+  if (auto ec = llvm::sys::fs::rename(versionDir(), (*trash)->path() + "/v1"))
     return inputError("cannot clear the cache '" + Dir + "': " + ec.message());
-  llvm::sys::fs::remove_directories(*trash);
-  return llvm::Error::success();
+  return llvm::Error::success(); // the trash folder goes with `trash`
 }
 
 llvm::Expected<uint64_t> BuildCache::prune(uint64_t maxBytes) {
@@ -321,6 +471,8 @@ llvm::Expected<uint64_t> BuildCache::prune(uint64_t maxBytes) {
     discard(entry.dir);
     removed += entry.bytes;
   }
+  removeAbandoned(tmpDir(), "entry-");
+  removeAbandoned(tmpDir(), "trash-");
   return removed;
 }
 
@@ -348,6 +500,8 @@ llvm::Expected<uint64_t> parseSize(llvm::StringRef text) {
   uint64_t value = 0;
   if (number.getAsInteger(10, value))
     return usageError("'" + text + "' is not a size (a number of bytes, or with K, M, G, T)");
+  if (value > std::numeric_limits<uint64_t>::max() / scale)
+    return usageError("'" + text + "' is too large a size (at most 16777215T)");
   return value * scale;
 }
 

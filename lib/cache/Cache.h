@@ -8,9 +8,17 @@
 // corrupt or partial entry is removed and rebuilt, never used. Entries are published by
 // renaming a finished staging folder, so a reader never sees half of one.
 //
+// Trust: a cache is used only when the current user owns its folder, nobody else can write to
+// it, and no folder above it can be renamed by another user (openBuildCache); entries must be
+// files of the current user's too. An entry's name is the hash of the files the build read with
+// their contents, and it is recomputed from those files on every lookup: an entry whose list
+// does not hash to its name, that leaves out an input, or holds other files than the outputs
+// asked for is not used. Every field of entry.json is checked, so a damaged one is a miss.
+//
 //   <cache>/v1/<first key>/<second key>/{entry.json, outputs...}
 #pragma once
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -20,10 +28,12 @@
 
 namespace tlc {
 
-// TLC_CACHE_DIR, else $XDG_CACHE_HOME/tlc, else ~/.cache/tlc.
+// TLC_CACHE_DIR, else $XDG_CACHE_HOME/tlc, else ~/.cache/tlc (the home folder from the user
+// database when HOME is unset); "" when there is none.
 std::string defaultCacheDir();
-// False when TLC_DISABLE_CACHE is set to anything but "" or "0".
-bool cacheEnabledByEnvironment();
+// TLC_DISABLE_CACHE: unset, "", 0, false, no, off: enabled; 1, true, yes, on: disabled;
+// anything else is a UsageError.
+llvm::Expected<bool> cacheEnabledByEnvironment();
 
 // Accumulates the first part of a key.
 class CacheKey {
@@ -54,12 +64,16 @@ struct CacheStats {
 
 class BuildCache {
 public:
-  explicit BuildCache(std::string dir) : Dir(std::move(dir)) {}
+  // A cache in `dir`, created (0700) if missing; InputError saying why it cannot be trusted
+  // (owned by another user, writable by others, under a folder others can rename in).
+  static llvm::Expected<BuildCache> open(const std::string& dir);
 
   const std::string& dir() const { return Dir; }
 
-  // An entry under `key` whose recorded dependencies still hash the same.
-  std::optional<CacheHit> find(const std::string& key);
+  // An entry under `key` holding exactly `outputs` whose dependencies, `inputs` among them
+  // (absolute paths), still hash to its name.
+  std::optional<CacheHit> find(const std::string& key, const std::vector<std::string>& outputs,
+                               const std::vector<std::string>& inputs);
 
   // Copies the entry's files into `dir` and checks each against its SHA-256. On any mismatch
   // or read failure the entry is removed and false returned: the caller builds instead.
@@ -81,15 +95,26 @@ public:
   llvm::Expected<uint64_t> prune(uint64_t maxBytes); // returns the bytes removed
 
 private:
+  explicit BuildCache(std::string dir) : Dir(std::move(dir)) {}
   std::string versionDir() const { return Dir + "/v1"; }
+  std::string tmpDir() const { return versionDir() + "/tmp"; }
   void discard(const std::string& entryDir);
+  std::optional<CacheHit> readEntry(const std::string& entryDir,
+                                    const std::vector<std::string>& outputs,
+                                    const std::vector<std::string>& inputs,
+                                    llvm::StringMap<std::string>& hashes);
   std::string Dir;
 };
 
 // A dependency's content hash as entries record it (remote entries too: RemoteCache.h).
 std::string dependencyHash(const std::string& path);
 
-// "500M", "10G", "1024K", "4096" (bytes) -> bytes; InputError otherwise.
+// The build's cache: the one in `dir` if it can be trusted, else none, with a warning saying
+// why (the build then runs without a cache).
+std::optional<BuildCache> openBuildCache(const std::string& dir);
+
+// "500M", "10G", "1024K", "4096" (bytes) -> bytes; UsageError otherwise, or when it does not
+// fit in 64 bits.
 llvm::Expected<uint64_t> parseSize(llvm::StringRef text);
 
 } // namespace tlc

@@ -26,8 +26,11 @@ static llvm::Error printStats(const BuildCache& cache, llvm::raw_ostream& out) {
   auto stats = cache.stats();
   if (!stats)
     return stats.takeError();
+  auto enabled = cacheEnabledByEnvironment();
+  if (!enabled)
+    return enabled.takeError();
   std::string remote = remoteStorageFromEnvironment();
-  out << "cache:   " << cache.dir() << (cacheEnabledByEnvironment() ? "" : " (disabled)")
+  out << "cache:   " << cache.dir() << (*enabled ? "" : " (disabled)")
       << "\nremote:  " << (remote.empty() ? "none" : maskRemotePassword(remote))
       << "\nentries: " << stats->entries << "\nsize:    " << humanBytes(stats->bytes)
       << "\nhits:    " << stats->hits << "\nmisses:  " << stats->misses << "\n";
@@ -41,11 +44,8 @@ static llvm::Error clear(BuildCache& cache, llvm::raw_ostream& out) {
   return llvm::Error::success();
 }
 
-static llvm::Error prune(BuildCache& cache, const std::string& maxSize, llvm::raw_ostream& out) {
-  auto limit = parseSize(maxSize);
-  if (!limit)
-    return limit.takeError();
-  auto removed = cache.prune(*limit);
+static llvm::Error prune(BuildCache& cache, uint64_t limit, llvm::raw_ostream& out) {
+  auto removed = cache.prune(limit);
   if (!removed)
     return removed.takeError();
   out << "removed " << humanBytes(*removed) << " from " << cache.dir() << "\n";
@@ -53,14 +53,24 @@ static llvm::Error prune(BuildCache& cache, const std::string& maxSize, llvm::ra
 }
 
 llvm::Error runCache(const CacheOptions& options, llvm::raw_ostream& out) {
-  BuildCache cache(defaultCacheDir());
+  uint64_t limit = 0;
+  if (options.action == CacheAction::Prune) { // a usage error before anything else
+    auto size = parseSize(options.maxSize);
+    if (!size)
+      return size.takeError();
+    limit = *size;
+  }
+  auto opened = BuildCache::open(defaultCacheDir());
+  if (!opened)
+    return opened.takeError();
+  BuildCache& cache = *opened;
   switch (options.action) {
   case CacheAction::Stats:
     return printStats(cache, out);
   case CacheAction::Clear:
     return clear(cache, out);
   case CacheAction::Prune:
-    return prune(cache, options.maxSize, out);
+    return prune(cache, limit, out);
   }
   llvm_unreachable("unknown cache action");
 }

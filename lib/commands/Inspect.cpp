@@ -23,7 +23,10 @@ llvm::Error runInspect(const InspectOptions& options, llvm::raw_ostream& out) {
   std::string arch = options.sources.frontend.arch.empty() ? defaultArch(*toolkit)
                                                            : options.sources.frontend.arch;
   ToolVersions versions{tlcVersion(), clangVersion(), toolkit->release};
-  out << moduleDocument(analysis->module, versions, arch).dump(2) << "\n";
+  // A name that is not UTF-8 (a file name) is printed with replacement characters.
+  out << moduleDocument(analysis->module, versions, arch)
+             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+      << "\n";
   return llvm::Error::success();
 }
 

@@ -1,21 +1,47 @@
-// `tlc verify OUTDIR`: every output against the SHA-256 its manifest records.
+// `tlc verify OUTDIR`: every output the manifest lists against its SHA-256, and nothing else in
+// the folder or its subfolders. Read under the folder's shared lock (build/Publish.h), so a build
+// publishing into it at the same time is seen whole or not at all. Every field of the manifest is
+// checked: a damaged manifest is a failed verification, never a crash.
+#include "build/Manifest.h"
+#include "build/Publish.h"
 #include "commands/Commands.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
-#include "build/Manifest.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <set>
+
 namespace tlc {
 
+namespace {
+
+struct FoundManifest {
+  std::string file; // its name in the folder
+  nlohmann::json document;
+};
+
+std::optional<std::string> stringAt(const nlohmann::json& object, const char* key) {
+  if (!object.is_object())
+    return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string())
+    return std::nullopt;
+  return it->get<std::string>();
+}
+
 // The manifest in `dir`: the one *.json whose schema is tlc.manifest.
-static llvm::Expected<nlohmann::json> findManifest(const std::string& dir) {
+llvm::Expected<FoundManifest> findManifest(const std::string& dir) {
   std::error_code ec;
-  std::vector<nlohmann::json> found;
+  std::vector<FoundManifest> found;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
     if (llvm::sys::path::extension(it->path()) != ".json")
       continue;
@@ -25,42 +51,131 @@ static llvm::Expected<nlohmann::json> findManifest(const std::string& dir) {
       continue;
     }
     nlohmann::json document = nlohmann::json::parse(*text, nullptr, false);
-    if (document.is_object() && document.value("schema", "") == "tlc.manifest")
-      found.push_back(std::move(document));
+    if (stringAt(document, "schema") == std::optional<std::string>("tlc.manifest"))
+      found.push_back({llvm::sys::path::filename(it->path()).str(), std::move(document)});
   }
   if (ec)
     return inputError("cannot read '" + dir + "': " + ec.message());
   if (found.size() != 1)
     return inputError("'" + dir + "' holds " + std::to_string(found.size()) +
                       " tlc manifests; expected one");
-  return found.front();
+  return std::move(found.front());
 }
 
+bool isSha256(llvm::StringRef text) {
+  return text.size() == 64 &&
+         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
+}
+
+// A file name inside the folder: a relative path (the Python package's files are in
+// subfolders), with nothing hidden behind "." or "..".
+bool isPlainName(llvm::StringRef name) {
+  if (name.empty() || name.starts_with("/") || name.contains('\0'))
+    return false;
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  name.split(parts, '/');
+  return llvm::none_of(parts, [](llvm::StringRef part) {
+    return part.empty() || part == "." || part == "..";
+  });
+}
+
+// Every file and folder in `dir` and its subfolders, as paths relative to it. Python's own caches
+// (__pycache__, made when the package is imported from the folder) are not outputs.
+std::set<std::string> filesIn(const std::string& dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec, /*follow_symlinks=*/false), end;
+       it != end && !ec; it.increment(ec)) {
+    if (llvm::sys::path::filename(it->path()) == "__pycache__") {
+      it.no_push();
+      continue;
+    }
+    names.insert(llvm::StringRef(it->path()).drop_front(dir.size() + 1).str());
+  }
+  return names;
+}
+
+// The outputs every manifest lists, and those of the Python package (--python), all or none.
+const char* const RequiredRoles[] = {"image", "library", "header"};
+const char* const PythonRoles[] = {"python_init",    "python_stubs",        "python_marker",
+                                   "python_helpers", "python_helper_stubs", "python_extension"};
+
+// The outputs a manifest of this schema lists, or why it lists them wrongly.
+llvm::Expected<std::vector<std::pair<std::string, std::string>>>
+listedOutputs(const nlohmann::json& manifest, const std::string& file) {
+  auto broken = [&](const std::string& why) {
+    return inputError("the manifest '" + file + "' is damaged: " + why);
+  };
+  auto outputs = manifest.find("outputs");
+  if (outputs == manifest.end() || !outputs->is_object())
+    return broken("it has no \"outputs\"");
+  std::vector<const char*> roles(std::begin(RequiredRoles), std::end(RequiredRoles));
+  if (outputs->contains(PythonRoles[0]))
+    roles.insert(roles.end(), std::begin(PythonRoles), std::end(PythonRoles));
+  std::vector<std::pair<std::string, std::string>> listed;
+  for (const char* role : roles) {
+    auto output = outputs->find(role);
+    if (output == outputs->end())
+      return broken("\"outputs\" has no \"" + std::string(role) + "\"");
+    std::optional<std::string> name = stringAt(*output, "file");
+    std::optional<std::string> sha = stringAt(*output, "sha256");
+    if (!name || !isPlainName(*name))
+      return broken("\"outputs\".\"" + std::string(role) + "\" names no file in the folder");
+    if (!sha || !isSha256(*sha))
+      return broken("\"outputs\".\"" + std::string(role) + "\" has no SHA-256");
+    listed.push_back({*name, *sha});
+  }
+  if (outputs->size() != roles.size())
+    return broken("\"outputs\" lists other outputs than the image, library and header (and the "
+                  "Python package's, all of them)");
+  return listed;
+}
+
+} // namespace
+
 llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
+  if (!llvm::sys::fs::is_directory(outputDir))
+    return inputError("'" + outputDir + "' is not a folder");
+  auto lock = PublishedFolderLock::take(outputDir, /*exclusive=*/false);
+  if (!lock)
+    return lock.takeError();
   auto manifest = findManifest(outputDir);
   if (!manifest)
     return manifest.takeError();
-  if (manifest->value("schema_version", 0) > kManifestSchemaVersion)
+  const nlohmann::json& document = manifest->document;
+  auto version = document.find("schema_version");
+  if (version == document.end() || !version->is_number_integer())
+    return inputError("the manifest '" + manifest->file + "' is damaged: no \"schema_version\"");
+  if (version->get<int64_t>() > kManifestSchemaVersion)
     return inputError("the manifest in '" + outputDir + "' has schema version " +
-                      std::to_string(manifest->value("schema_version", 0)) +
+                      std::to_string(version->get<int64_t>()) +
                       ", newer than this tlc understands");
+  auto listed = listedOutputs(document, manifest->file);
+  if (!listed)
+    return listed.takeError();
+
   std::string mismatches;
-  unsigned checked = 0;
-  for (const auto& [role, output] : (*manifest)["outputs"].items()) {
-    std::string file = output.value("file", "");
+  std::set<std::string> unlisted = filesIn(outputDir);
+  unlisted.erase(manifest->file);
+  for (const auto& [file, sha] : *listed) {
+    unlisted.erase(file);
+    // The folders the file is in (the Python package's) are listed with it.
+    for (llvm::StringRef folder = llvm::sys::path::parent_path(file); !folder.empty();
+         folder = llvm::sys::path::parent_path(folder))
+      unlisted.erase(folder.str());
     auto digest = sha256OfFile(outputDir + "/" + file);
-    ++checked;
     if (!digest) {
       mismatches += "\n  " + file + ": missing or unreadable";
       llvm::consumeError(digest.takeError());
-    } else if (*digest != output.value("sha256", "")) {
-      mismatches += "\n  " + file + ": SHA-256 " + *digest + ", manifest says " +
-                    output.value("sha256", "");
+    } else if (*digest != sha) {
+      mismatches += "\n  " + file + ": SHA-256 " + *digest + ", manifest says " + sha;
     }
   }
+  for (const std::string& file : unlisted)
+    mismatches += "\n  " + file + ": not in the manifest";
   if (!mismatches.empty())
     return inputError("'" + outputDir + "' does not match its manifest:" + mismatches);
-  out << "ok: " << checked << " files of " << manifest->value("name", "?")
+  out << "ok: " << listed->size() << " files of " << stringAt(document, "name").value_or("?")
       << " match the manifest\n";
   return llvm::Error::success();
 }

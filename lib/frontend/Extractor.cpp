@@ -258,6 +258,12 @@ private:
                                                    "\") is not a valid C identifier");
         return false;
       }
+      if (!kernel.explicitName.empty() && kernel.explicitName != annotation.value) {
+        Diagnostics.error(annotation.location, "a second TLC_NAME(\"" + annotation.value +
+                                                   "\") on a kernel named TLC_NAME(\"" +
+                                                   kernel.explicitName + "\") already");
+        return false;
+      }
       kernel.explicitName = annotation.value;
       kernel.explicitNameLocation = presumedLocation(Context, annotation.location);
     }

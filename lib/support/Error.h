@@ -16,6 +16,8 @@ enum class ExitCode : int {
   UsageError = 2,     // the command line is malformed
   ToolchainError = 3, // a tool tlc needs is missing or failed (nvcc, the host compiler, Clang)
   InternalError = 4,  // a bug in tlc or an inconsistency it detected in its own outputs
+  Interrupted = 130,  // SIGINT (128 + 2): the build stopped and removed what it made
+  Terminated = 143,   // SIGTERM (128 + 15): likewise
 };
 
 class ToolError : public llvm::ErrorInfo<ToolError> {

@@ -1,27 +1,174 @@
-// Small file operations with tlc's error conventions.
+// Small file operations with tlc's error conventions; the one file writer; locked temporaries.
 #include "support/Files.h"
 
 #include "support/Error.h"
+#include "support/Interrupts.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <optional>
+#include <random>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tlc {
 
-llvm::Error writeFile(const std::string& path, llvm::StringRef contents) {
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec);
-  if (ec)
-    return inputError("cannot write '" + path + "': " + ec.message());
-  out << contents;
-  out.close();
-  if (out.has_error())
-    return inputError("cannot write '" + path + "': " + out.error().message());
+namespace {
+
+std::string errnoText(int error) {
+  return std::strerror(error);
+}
+
+// 12 random letters and digits: names no other process picks.
+std::string randomSuffix() {
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  static thread_local std::mt19937_64 generator(std::random_device{}());
+  std::string suffix;
+  for (int i = 0; i < 12; ++i)
+    suffix += alphabet[generator() % (sizeof alphabet - 1)];
+  return suffix;
+}
+
+// Locks `fd`, then checks the file is still linked: a cleaner (removeAbandoned) may have taken
+// the lock first, in the instant after the file was made, and removed it.
+bool lockStillLinked(int fd) {
+  while (::flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR)
+      return false;
+  struct stat status {};
+  return ::fstat(fd, &status) == 0 && status.st_nlink > 0;
+}
+
+struct LockedTemporary {
+  std::string path;
+  int fd = -1;
+};
+
+// A new file `dir`/.`name`.tlc-XXXXXXXXXXXX, open for writing and locked.
+llvm::Expected<LockedTemporary> lockedTemporary(const std::string& target, unsigned mode) {
+  std::string dir = llvm::sys::path::parent_path(target).str();
+  std::string name = "." + llvm::sys::path::filename(target).str() + ".tlc-";
+  if (dir.empty())
+    dir = ".";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string path = dir + "/" + name + randomSuffix();
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd < 0) {
+      if (errno == EEXIST || errno == EINTR)
+        continue;
+      return inputError("cannot write '" + target + "': " + errnoText(errno));
+    }
+    if (lockStillLinked(fd))
+      return LockedTemporary{path, fd};
+    ::close(fd);
+  }
+  return inputError("cannot write '" + target + "': no temporary name is free in '" + dir + "'");
+}
+
+std::error_code writeAll(int fd, const char* data, size_t size) {
+  while (size) {
+    ssize_t written = ::write(fd, data, std::min<size_t>(size, 1u << 30));
+    if (written < 0) {
+      if (errno == EINTR)
+        continue;
+      return std::error_code(errno, std::generic_category());
+    }
+    data += written;
+    size -= static_cast<size_t>(written);
+  }
+  return {};
+}
+
+// Where writing `path` must go: through a symbolic link to the file it names. A path that names
+// something other than a file (a folder, /dev/null) is refused: a rename would replace it.
+llvm::Expected<std::string> writablePath(const std::string& path) {
+  struct stat status {};
+  if (::lstat(path.c_str(), &status) != 0)
+    return path; // a new file
+  std::string resolved = path;
+  if (S_ISLNK(status.st_mode)) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(path, real))
+      return path; // a dangling link: replaced by the file
+    resolved = real.str().str();
+    if (::stat(resolved.c_str(), &status) != 0)
+      return inputError("cannot write '" + path + "': " + errnoText(errno));
+  }
+  if (!S_ISREG(status.st_mode))
+    return inputError("cannot write '" + path + "': it exists and is not a regular file");
+  return resolved;
+}
+
+// Fills a locked temporary beside `path` through `fill`, then renames it over `path`.
+template <typename Fill>
+llvm::Error writeThroughTemporary(const std::string& path, unsigned mode, Fill fill) {
+  auto resolved = writablePath(path);
+  if (!resolved)
+    return resolved.takeError();
+  const std::string& target = *resolved;
+  auto temporary = lockedTemporary(target, mode);
+  if (!temporary)
+    return temporary.takeError();
+  Temporary registered(temporary->path); // removed by a forced exit too
+  auto fail = [&](const std::string& why) {
+    ::unlink(temporary->path.c_str());
+    ::close(temporary->fd);
+    return inputError("cannot write '" + target + "': " + why);
+  };
+  if (std::optional<std::string> problem = fill(temporary->fd))
+    return fail(*problem);
+  // The open file's mode is what open(2) made of `mode` under the umask; keep it.
+  if (::rename(temporary->path.c_str(), target.c_str()) != 0)
+    return fail(errnoText(errno));
+  // Renamed while still locked, so no cleaner could take it; close reports late write errors
+  // (NFS), and then the file in place cannot be trusted.
+  if (::close(temporary->fd) != 0) {
+    int error = errno;
+    ::unlink(target.c_str());
+    return inputError("cannot write '" + target + "': " + errnoText(error));
+  }
   return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error writeFile(const std::string& path, llvm::StringRef contents, unsigned mode) {
+  return writeThroughTemporary(path, mode, [&](int fd) -> std::optional<std::string> {
+    if (std::error_code ec = writeAll(fd, contents.data(), contents.size()))
+      return ec.message();
+    return std::nullopt;
+  });
+}
+
+llvm::Error copyFile(const std::string& from, const std::string& to, unsigned mode) {
+  int source = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (source < 0)
+    return inputError("cannot read '" + from + "': " + errnoText(errno));
+  llvm::Error result = writeThroughTemporary(to, mode, [&](int fd) -> std::optional<std::string> {
+    char buffer[1 << 16];
+    while (true) {
+      ssize_t got = ::read(source, buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        return "cannot read '" + from + "': " + errnoText(errno);
+      if (got == 0)
+        return std::nullopt;
+      if (std::error_code ec = writeAll(fd, buffer, static_cast<size_t>(got)))
+        return ec.message();
+    }
+  });
+  ::close(source);
+  return result;
 }
 
 llvm::Error checkInputFiles(const std::vector<std::string>& inputs) {
@@ -49,26 +196,7 @@ llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef conten
     return llvm::Error::success();
   else if (!existing)
     llvm::consumeError(existing.takeError());
-  llvm::SmallString<256> temporary;
-  int fd = -1;
-  if (auto ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temporary))
-    return inputError("cannot write '" + path + "': " + ec.message());
-  {
-    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << contents;
-    out.close();
-    // A short write (a full disk) must not be renamed into place as the whole file.
-    if (std::error_code ec = out.error()) {
-      out.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return inputError("cannot write '" + path + "': " + ec.message());
-    }
-  }
-  if (auto ec = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    return inputError("cannot write '" + path + "': " + ec.message());
-  }
-  return llvm::Error::success();
+  return writeFile(path, contents);
 }
 
 std::string absolutePath(const std::string& path) {
@@ -84,6 +212,59 @@ std::string absolutePath(const std::string& path) {
     return real.str().str();
   llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
   return absolute.str().str();
+}
+
+llvm::Expected<std::unique_ptr<LockedFolder>> LockedFolder::create(const std::string& parent,
+                                                                   const std::string& prefix) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string path = parent + "/" + prefix + randomSuffix();
+    if (::mkdir(path.c_str(), 0700) != 0) {
+      if (errno == EEXIST || errno == EINTR)
+        continue;
+      return inputError("cannot create a folder in '" + parent + "': " + errnoText(errno));
+    }
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+      continue; // a cleaner removed it already
+    if (lockStillLinked(fd))
+      return std::unique_ptr<LockedFolder>(new LockedFolder(path, fd));
+    ::close(fd);
+  }
+  return inputError("cannot create a folder in '" + parent + "': no name is free");
+}
+
+LockedFolder::~LockedFolder() {
+  if (!Kept)
+    llvm::sys::fs::remove_directories(Path);
+  ::close(Fd); // the lock goes with it
+}
+
+void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
+  std::error_code ec;
+  std::vector<std::string> candidates;
+  for (llvm::sys::fs::directory_iterator it(parent, ec), end; it != end && !ec; it.increment(ec)) {
+    // Exactly what LockedFolder and the writer name: the prefix and 12 letters or digits.
+    llvm::StringRef suffix = llvm::sys::path::filename(it->path());
+    if (suffix.consume_front(prefix) && suffix.size() == 12 &&
+        llvm::all_of(suffix, [](char c) { return llvm::isDigit(c) || llvm::isLower(c); }))
+      candidates.push_back(it->path());
+  }
+  for (const std::string& path : candidates) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+      continue;
+    struct stat status {};
+    // Only what this user made: another user's leftovers are theirs to remove.
+    bool ours = ::fstat(fd, &status) == 0 && status.st_uid == ::geteuid() &&
+                (S_ISDIR(status.st_mode) || S_ISREG(status.st_mode));
+    if (ours && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      if (S_ISDIR(status.st_mode))
+        llvm::sys::fs::remove_directories(path);
+      else
+        ::unlink(path.c_str());
+    }
+    ::close(fd);
+  }
 }
 
 } // namespace tlc

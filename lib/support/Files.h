@@ -1,9 +1,14 @@
-// Small file operations with tlc's error conventions.
+// Small file operations with tlc's error conventions, and the one way tlc writes files: through
+// a locked temporary beside the target and a rename, every I/O error checked (a full disk is an
+// error message, never a half-written file), nothing left behind on failure. Temporaries and
+// working folders hold an flock(2) while they live, so the next tlc can tell what a killed one
+// left from what a running one is using, and remove only the former (removeAbandoned).
 #pragma once
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,16 +17,47 @@ namespace tlc {
 // Every input exists and is a regular file; otherwise an InputError naming the first that is not.
 llvm::Error checkInputFiles(const std::vector<std::string>& inputs);
 
-llvm::Error writeFile(const std::string& path, llvm::StringRef contents);
+// Replaces `path` with `contents` atomically: readers see the old file or the new one. `mode` is
+// narrowed by the umask, as open(2) does.
+llvm::Error writeFile(const std::string& path, llvm::StringRef contents, unsigned mode = 0666);
 
-// Writes through a temporary file and a rename, so readers never see half a file; leaves the
-// file (and its timestamp) alone when it already holds `contents`.
+// As writeFile, but leaves the file (and its timestamp) alone when it already holds `contents`.
 llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef contents);
+
+// Copies `from` to `to` the same way (a temporary and a rename).
+llvm::Error copyFile(const std::string& from, const std::string& to, unsigned mode = 0666);
 
 llvm::Expected<std::string> readFile(const std::string& path);
 
 // An absolute path without "." or ".." (resolved through the file system where ".." follows a
 // symbolic link), as depfiles need them.
 std::string absolutePath(const std::string& path);
+
+// A new folder `parent`/`prefix`XXXXXXXX, private to this user (0700), locked while the object
+// lives. Removed with its contents on destruction unless keep() was called.
+class LockedFolder {
+public:
+  static llvm::Expected<std::unique_ptr<LockedFolder>> create(const std::string& parent,
+                                                              const std::string& prefix);
+  ~LockedFolder();
+  LockedFolder(const LockedFolder&) = delete;
+  LockedFolder& operator=(const LockedFolder&) = delete;
+
+  const std::string& path() const { return Path; }
+  void keep() { Kept = true; }
+  // The folder was renamed away (published): nothing to remove any more.
+  void forget() { Kept = true; }
+
+private:
+  LockedFolder(std::string path, int fd) : Path(std::move(path)), Fd(fd) {}
+  std::string Path;
+  int Fd;
+  bool Kept = false;
+};
+
+// Removes the entries of `parent` named `prefix` and 12 letters or digits (as LockedFolder and
+// writeFile name them) that no live process holds locked: what a killed tlc left. Entries it
+// cannot lock, or that are not this user's, are left alone.
+void removeAbandoned(const std::string& parent, llvm::StringRef prefix);
 
 } // namespace tlc

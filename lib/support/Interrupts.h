@@ -1,22 +1,54 @@
-// Ending on an interrupt (SIGINT, SIGTERM, SIGHUP, SIGQUIT): what tlc must undo first (its
-// staging folder, the jobserver tokens it holds) runs from one set of handlers, which then end
-// the process as the signal says, so that make and shells report the signal as they would
-// without tlc's handlers.
-//
-// Not llvm::sys::SetInterruptFunction: LLVM's handler returns after calling that function, so the
-// process goes on after an interrupt (and fails on its removed staging folder, exit status 1).
+// Stopping a build on SIGINT, SIGTERM, SIGHUP or SIGQUIT. While an InterruptScope lives, the first signal is
+// recorded, every child process group tlc started is terminated (support/Process.h) and no new
+// one starts; the build then unwinds through its ordinary error path, removing what it made, and
+// tlc exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM). Work that cannot be stopped (the in-process Clang
+// parse) gets a grace period: if the build has not unwound by then, or a second signal comes,
+// the paths registered as Temporaries are removed and the process exits at once, with the same
+// code.
 #pragma once
 
+#include "llvm/Support/Error.h"
+
 #include <csignal>
+#include <string>
 
 namespace tlc {
 
-using InterruptCleanup = void (*)();
+// True once a signal arrived inside an InterruptScope.
+bool interrupted();
 
-// Adds `cleanup` (called from a signal handler: it must be async-signal-safe as far as it can
-// be) and installs the handlers at the first call, for each signal that was neither ignored (nohup,
-// a background job) nor handled by someone else at that time. At most a few cleanups; each is
-// added once.
+// The ToolError for the signal that arrived (exit code 130 or 143); success if none did.
+llvm::Error interruptedError();
+
+// Installs the handlers for its lifetime; one at a time (the build's).
+class InterruptScope {
+public:
+  InterruptScope();
+  ~InterruptScope();
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+};
+
+// A path tlc made and removes itself on every ordinary way out; registered so that a forced
+// exit (second signal, grace period over) removes it too. Folders are removed with their
+// contents.
+class Temporary {
+public:
+  explicit Temporary(std::string path);
+  ~Temporary(); // unregisters; does not remove
+  Temporary(const Temporary&) = delete;
+  Temporary& operator=(const Temporary&) = delete;
+
+private:
+  std::string Path;
+};
+
+// What must be handed back however tlc ends (the jobserver tokens it holds): `cleanup` runs when a
+// signal ends tlc without unwinding, that is at a forced exit inside an InterruptScope, and
+// outside one from handlers installed at the first call, which then end the process as the
+// signal says (for each signal neither ignored nor handled by someone else at that time).
+// Called from a signal handler: it must be async-signal-safe. At most a few; each added once.
+using InterruptCleanup = void (*)();
 void onInterrupt(InterruptCleanup cleanup);
 
 // The interrupt signals, for code that must block them around a step a handler must not cut.

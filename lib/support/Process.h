@@ -1,5 +1,8 @@
 // Running the tools tlc drives (nvcc, fatbinary, the host compiler): argv in, exit status and
-// combined output back. No shell is involved, so arguments are never re-split or globbed.
+// output back. No shell is involved, so arguments are never re-split or globbed. Each tool runs
+// in a process group of its own, so that a timeout or an interrupt (support/Interrupts.h) stops
+// it together with everything it started; its output comes back through pipes, so nothing is
+// left in /tmp.
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
@@ -12,21 +15,34 @@
 namespace tlc {
 
 struct CommandResult {
-  int exitCode = 0;
-  std::string output; // stdout, with stderr interleaved as written unless separated
-  std::string errors; // stderr when RunOptions::separateErrors
+  int exitCode = 0;         // when it exited (-1 otherwise)
+  int signal = 0;           // the signal that ended it, if one did
+  bool timedOut = false;    // stopped by tlc after RunOptions::timeoutSeconds
+  bool interrupted = false; // stopped by tlc because tlc itself was interrupted
+  std::string output;       // stdout, with stderr interleaved as written unless separated
+  std::string errors;       // stderr when RunOptions::separateErrors
+
+  bool succeeded() const { return exitCode == 0 && signal == 0 && !timedOut && !interrupted; }
+  // "exit code 2", "killed by signal 9 (Killed)", "stopped after 60 s (--tool-timeout)".
+  std::string status() const;
 };
 
 struct RunOptions {
   bool separateErrors = false;
   // Replaces the environment when set ("NAME=value" entries).
   std::optional<std::vector<std::string>> environment;
+  std::string workingDir;      // the tool's current folder, if set
+  unsigned timeoutSeconds = 0; // stop it (SIGTERM, then SIGKILL) after this long; 0: never
 };
 
 // Runs argv[0] (an absolute path or a name looked up in PATH) with the given arguments and waits.
-// Fails (ToolchainError) only when the program cannot be started; a non-zero exit is a result.
+// Fails (ToolchainError) only when the program cannot be started, and with interruptedError()
+// when tlc was interrupted before it started; a non-zero exit, a signal or a timeout is a result.
 llvm::Expected<CommandResult> runCommand(llvm::ArrayRef<std::string> argv,
                                          const RunOptions& options = {});
+
+// SIGKILL to every tool still running (a forced exit after an interrupt).
+void killRunningCommands();
 
 // The current environment with `overrides` ("NAME=value", or "NAME" to remove) applied.
 std::vector<std::string> environmentWith(llvm::ArrayRef<std::string> overrides);

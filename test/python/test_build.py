@@ -111,6 +111,27 @@ class OutputTests(unittest.TestCase):
             self.assertTrue(filecmp.cmp(os.path.join(self.first, file),
                                         os.path.join(elsewhere, file), shallow=False), file)
 
+    def test_hostile_folder_names_reach_no_shell(self):
+        # The extension's commands run in the work folder with tlc's own names (ToolPaths.h):
+        # a source and an output folder that a shell would run something from build as any.
+        # What a shell would run there touches $PWNED_AT: an absolute path, as the tools run in a
+        # work folder that is gone after the build.
+        root = scratch("hostile")
+        marker = os.path.join(root, "PWNED")
+        os.environ["PWNED_AT"] = marker
+        folder = os.path.join(root, 's $(touch "$PWNED_AT");x')
+        os.makedirs(folder)
+        shutil.copy(os.path.join(SOURCES, "pykernels.cu"), os.path.join(folder, "a;touch pwned.cu"))
+        out = os.path.join(root, "o `touch \"$PWNED_AT\"` 'q'")
+        result = tlc("build", os.path.join(folder, "a;touch pwned.cu"), "--name", "pykernels",
+                     "--arch", "sm_90a", "-o", out, "--python")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for file in PACKAGE_FILES:
+            self.assertTrue(os.path.isfile(os.path.join(out, file)), file)
+        self.assertEqual(tlc("verify", out).returncode, 0)
+        self.assertFalse(os.path.exists(marker))
+        self.assertFalse(os.path.exists(os.path.join(folder, "pwned.cu")))
+
     def test_emit_only_writes_the_sources(self):
         out = os.path.join(scratch("emit"), "out")
         result = build("pykernels.cu", out, "--python", "--emit-only")

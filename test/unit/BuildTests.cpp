@@ -234,7 +234,7 @@ TEST_CASE("an nvcc error exits 1, shows nvcc's message and leaves OUTDIR as it w
       {"build", fixture("errors/bad_ptx.cu"), "--name", "vadd", "-o", out, "--keep-temps"});
   CHECK(kept.exitCode == 1);
   std::string folder = keptFolder(kept);
-  CHECK(llvm::sys::fs::is_directory(folder + "/work")); // where nvcc ran
+  CHECK(llvm::sys::fs::exists(folder + "/in0/bad_ptx.cu")); // where nvcc ran, on its copy
   llvm::sys::fs::remove_directories(folder);
   checkUntouched(out);
 }

@@ -345,7 +345,7 @@ TEST_CASE("tlc gives its tokens back when a tool fails and when it is interrupte
     REQUIRE(eventually([&] { return heldTools(hold) == 2; }));
     CHECK(fifo.count() < 3);
     REQUIRE(::kill(held.process.Pid, signal) == 0);
-    CHECK(finish(held) == -2); // ended by the signal, as it says
+    CHECK(finish(held) == 128 + signal); // stopped its tools, unwound and said why
     CHECK(fifo.count() == 3);
     writeText(hold, ""); // the stand-ins still waiting end now
   }

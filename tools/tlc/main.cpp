@@ -1,5 +1,6 @@
 // tlc's command line: parses arguments into the library's option structs and calls the command.
 // Everything else lives in lib/.
+#include "build/GpuTargets.h"
 #include "build/Toolchain.h"
 #include "commands/Commands.h"
 #include "support/Error.h"
@@ -45,11 +46,24 @@ std::vector<std::string> tlcArguments(int argc, char** argv, std::vector<std::st
 CLI::Validator archValidator() {
   return CLI::Validator(
       [](const std::string& value) {
-        return std::regex_match(value, std::regex("sm_[0-9]+[af]?"))
-                   ? std::string()
-                   : "expected sm_XX, sm_XXa or sm_XXf, got '" + value + "'";
+        if (!std::regex_match(value, std::regex("sm_[0-9]+[af]?")))
+          return "expected sm_XX, sm_XXa or sm_XXf, got '" + value + "'";
+        if (!tlc::isKnownParseArch(value))
+          return "Clang " + tlc::clangVersion() + " knows no GPU '" + value + "'";
+        return std::string();
       },
       "sm_XX");
+}
+
+CLI::Validator atLeastOne() {
+  return CLI::Validator(
+      [](const std::string& value) {
+        return value.find_first_not_of("0123456789") == std::string::npos && !value.empty() &&
+                       value.size() < 10 && std::stoul(value) > 0
+                   ? std::string()
+                   : "expected a whole number of at least 1, got '" + value + "'";
+      },
+      "N");
 }
 
 void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
@@ -69,7 +83,7 @@ void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
       .add_option("-j,--jobs", options.frontend.jobs,
                   "Parallel jobs (default: make's -jN under make, else all cores; under make's "
                   "jobserver each job beyond the first also takes one of its tokens)")
-      ->check(CLI::PositiveNumber);
+      ->check(atLeastOne());
   command.add_flag("-v,--verbose", options.verbose, "Print every command tlc runs");
   auto* database = command.add_option(
       "--compile-commands", options.compileCommands,
@@ -140,12 +154,27 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
                      "The build cache's shared second tier, as ccache's remote_storage: "
                      "redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] or http://HOST[:PORT]/PATH "
                      "(docs/team-cache.md; default: TLC_REMOTE_STORAGE; \"\" turns it off)");
+  command
+      .add_option("--tool-timeout", options.toolTimeout,
+                  "Stop a tool (nvcc, the host compiler) that runs longer than this many "
+                  "seconds, and fail (default 3600; 0: no limit)")
+      ->check(CLI::Range(0u, 1000000000u))
+      ->capture_default_str();
   command.add_flag("--python", options.python,
                    "Also build the Python package NAME/ beside the library: one function per "
                    "launcher, taking torch tensors, CUDA arrays and numbers (docs/python.md)");
 }
 
-int finish(llvm::Error error) { return static_cast<int>(tlc::reportErrors(std::move(error))); }
+// Reports the command's errors, and a failure to write its output (a full disk, a closed pipe).
+int finish(llvm::Error error) {
+  llvm::outs().flush();
+  if (llvm::outs().has_error()) {
+    std::string why = llvm::outs().error().message();
+    llvm::outs().clear_error();
+    error = llvm::joinErrors(std::move(error), tlc::inputError("cannot write the output: " + why));
+  }
+  return static_cast<int>(tlc::reportErrors(std::move(error)));
+}
 
 } // namespace
 
@@ -210,7 +239,7 @@ int main(int argc, char** argv) {
 
   if (showVersion) {
     tlc::printVersion(versionCudaPath, llvm::outs());
-    return 0;
+    return finish(llvm::Error::success());
   }
   bool color = tlc::stderrWantsColor();
   for (tlc::SourceOptions* options : {&inspect.sources, &check, &build.sources}) {
@@ -241,6 +270,7 @@ int main(int argc, char** argv) {
     return finish(tlc::runBuild(build));
   }
 
+  tlc::printToolMessage(tlc::MessageKind::Error, "no command given (run 'tlc --help' for usage)");
   llvm::errs() << app.help();
   return kUsageError;
 }

@@ -79,7 +79,8 @@ TEST_CASE("the fatbin reader lists each entry's kind, arch and variant, in order
 }
 
 TEST_CASE("the fatbin reader tells arch-specific and family PTX apart") {
-  std::vector<FatbinEntry> entries = entriesOf(readFile(imagePath("jit_variants.fatbin")));
+  std::string bytes = readFile(imagePath("jit_variants.fatbin")); // the entries point into it
+  std::vector<FatbinEntry> entries = entriesOf(bytes);
   REQUIRE(entries.size() == 3);
   CHECK(entries[0].arch == 80);
   CHECK(entries[0].variant == 0);
@@ -92,7 +93,8 @@ TEST_CASE("the fatbin reader tells arch-specific and family PTX apart") {
 }
 
 TEST_CASE("the fatbin reader says which entries are compressed") {
-  std::vector<FatbinEntry> entries = entriesOf(readFile(imagePath("jit_compressed.fatbin")));
+  std::string bytes = readFile(imagePath("jit_compressed.fatbin")); // the entries point into it
+  std::vector<FatbinEntry> entries = entriesOf(bytes);
   REQUIRE(entries.size() == 2);
   CHECK(entries[0].compressed);
   CHECK(entries[1].compressed);
@@ -100,7 +102,8 @@ TEST_CASE("the fatbin reader says which entries are compressed") {
 }
 
 TEST_CASE("several PTX entries of one arch are all listed (relocatable code)") {
-  std::vector<FatbinEntry> entries = entriesOf(readFile(imagePath("link.fatbin")));
+  std::string bytes = readFile(imagePath("link.fatbin")); // the entries point into it
+  std::vector<FatbinEntry> entries = entriesOf(bytes);
   REQUIRE(entries.size() == 3);
   CHECK_THAT(textOf(entries[1]), Catch::Contains(".entry link_main"));
   CHECK_THAT(textOf(entries[2]), Catch::Contains(".entry link_side"));

@@ -3,6 +3,7 @@
 #include "build/BuildPlan.h"
 #include "build/DeviceBuild.h"
 #include "build/HostBuild.h"
+#include "build/ToolPaths.h"
 
 #include <catch2/catch.hpp>
 
@@ -44,12 +45,10 @@ tlc::HostPlan hostPlan(bool embed = true) {
   tlc::HostBuildOptions host;
   host.name = "m";
   host.compiler = "c++";
-  host.cudaInclude = "/cuda/include";
-  host.tlcInclude = "/tlc/include";
-  host.runtimeLibrary = "/tlc/lib/tlc/libtlc_runtime.a";
-  host.sourceDir = host.workDir = "/stage/work";
-  host.outputDir = "/stage/out";
-  host.library = "/stage/out/libm.so";
+  host.cudaInclude = "cuda-include";
+  host.tlcInclude = "tlc-include";
+  host.runtimeLibrary = "libtlc_runtime.a";
+  host.workDir = "/stage/work";
   host.embedImage = embed;
   return tlc::planHostBuild(host);
 }
@@ -84,8 +83,8 @@ size_t toolNamed(const tlc::BuildPlan& plan, const std::string& description) {
 } // namespace
 
 TEST_CASE("one input and one SASS target compile whole-program to a cubin", "[plan]") {
-  tlc::DevicePlan device = tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}),
-                                                fakeToolkit());
+  tlc::DevicePlan device =
+      tlc::planDeviceBuild(deviceOptions({"in0/a.cu"}, {"sm_90a"}), fakeToolkit());
   REQUIRE(device.compiles.size() == 1);
   CHECK(device.links.empty());
   CHECK_FALSE(device.package);
@@ -96,13 +95,15 @@ TEST_CASE("one input and one SASS target compile whole-program to a cubin", "[pl
   CHECK_FALSE(has(argv, "-rdc=true"));
   CHECK(has(argv, "-gencode=arch=compute_90a,code=[sm_90a]"));
   CHECK(has(argv, "-O3"));
-  CHECK(argv.back() == "/stage/work/m.sm_90a.cubin");
-  CHECK(device.image == "/stage/work/m.sm_90a.cubin");
+  // One cubin is the image, named as NAME_image.S embeds it; tools get relative names.
+  CHECK(argv.back() == "m.cubin");
+  CHECK(device.compiles[0].workingDir == "/stage/work");
+  CHECK(device.image == "/stage/work/m.cubin");
 }
 
 TEST_CASE("one input and several targets compile in one nvcc run into the image", "[plan]") {
   tlc::DevicePlan device = tlc::planDeviceBuild(
-      deviceOptions({"/src/a.cu"}, {"sm_80", "compute_80", "sm_90a"}), fakeToolkit());
+      deviceOptions({"in0/a.cu"}, {"sm_80", "compute_80", "sm_90a"}), fakeToolkit());
   REQUIRE(device.compiles.size() == 1); // the front end runs once per virtual arch, as in nvcc
   CHECK_FALSE(device.package);
   CHECK(device.fatbin);
@@ -112,13 +113,14 @@ TEST_CASE("one input and several targets compile in one nvcc run into the image"
   CHECK(has(argv, "-gencode=arch=compute_80,code=[sm_80,compute_80]"));
   CHECK(has(argv, "-gencode=arch=compute_90a,code=[sm_90a]"));
   CHECK(device.compiles[0].description == "nvcc a.cu (sm_80, compute_80, sm_90a)");
+  CHECK(argv.back() == "m.fatbin"); // the tools get names in the work folder, tlc paths
   CHECK(device.image == "/stage/work/m.fatbin");
   CHECK(device.targets.size() == 3);
 }
 
 TEST_CASE("several inputs compile relocatable and are device-linked per arch", "[plan]") {
   tlc::DevicePlan device = tlc::planDeviceBuild(
-      deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
+      deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
   CHECK(device.relocatable);
   CHECK(device.compiles.size() == 2); // one per input, for every target
   for (const tlc::Step& compile : device.compiles)
@@ -126,21 +128,24 @@ TEST_CASE("several inputs compile relocatable and are device-linked per arch", "
   REQUIRE(device.links.size() == 2);
   CHECK(has(device.links[0].argv, "-dlink"));
   CHECK(has(device.links[0].argv, "-ignore-host-info"));
-  CHECK(has(device.links[0].argv, "/stage/work/0-a.fatbin"));
+  CHECK(has(device.links[0].argv, "0-a.fatbin"));
+  CHECK(device.targets[0].perInput[0] == "/stage/work/0-a.fatbin"); // as tlc reads it
   CHECK(device.ptxExtractions.empty()); // no PTX target
   REQUIRE(device.package);
   CHECK(device.package->argv.front() == "/cuda/bin/fatbinary");
   CHECK(device.image == "/stage/work/m.fatbin");
   // With a PTX target, each input's relocatable PTX is taken out of its fatbin for packing.
   tlc::DevicePlan withPtx = tlc::planDeviceBuild(
-      deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_90a", "compute_90a"}), fakeToolkit());
+      deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_90a", "compute_90a"}), fakeToolkit());
   REQUIRE(withPtx.ptxExtractions.size() == 2);
   CHECK(withPtx.ptxExtractions[1].object == "/stage/work/1-b.fatbin");
+  CHECK(withPtx.ptxExtractions[1].ptx == "/stage/work/1-b.fatbin.compute_90a.ptx");
+  CHECK(has(withPtx.package->argv, "--image3=kind=ptx,sm=90a,file=1-b.fatbin.compute_90a.ptx"));
   CHECK(withPtx.ptxExtractions[1].target.code == "compute_90a");
 }
 
 TEST_CASE("under a compiler launcher inputs compile with nvcc -c", "[plan]") {
-  tlc::DeviceBuildOptions options = deviceOptions({"/src/a.cu"}, {"sm_90a"});
+  tlc::DeviceBuildOptions options = deviceOptions({"in0/a.cu"}, {"sm_90a"});
   options.launcher = {"ccache"};
   tlc::DevicePlan device = tlc::planDeviceBuild(options, fakeToolkit());
   REQUIRE(device.compiles.size() == 1);
@@ -151,7 +156,7 @@ TEST_CASE("under a compiler launcher inputs compile with nvcc -c", "[plan]") {
 
 TEST_CASE("a build's tasks wait for what they read", "[plan]") {
   tlc::DevicePlan device = tlc::planDeviceBuild(
-      deviceOptions({"/src/a.cu", "/src/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
+      deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_80", "sm_90a"}), fakeToolkit());
   tlc::BuildPlan plan = tlc::planBuild({2, false}, device, hostPlan());
   size_t parse = only(plan, tlc::TaskKind::Parse);
   size_t check = only(plan, tlc::TaskKind::CheckImage);
@@ -190,7 +195,7 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
 
 TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {
   tlc::DevicePlan device =
-      tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}), fakeToolkit());
+      tlc::planDeviceBuild(deviceOptions({"in0/a.cu"}, {"sm_90a"}), fakeToolkit());
   tlc::BuildPlan plan = tlc::planBuild({1, true}, device, hostPlan());
   CHECK(plan.find(tlc::TaskKind::Render) >= 0);
   CHECK(plan.find(tlc::TaskKind::Manifest) < 0);
@@ -202,14 +207,49 @@ TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {
 
 TEST_CASE("an external image plans no embedding", "[plan]") {
   tlc::DevicePlan device =
-      tlc::planDeviceBuild(deviceOptions({"/src/a.cu"}, {"sm_90a"}), fakeToolkit());
+      tlc::planDeviceBuild(deviceOptions({"in0/a.cu"}, {"sm_90a"}), fakeToolkit());
   tlc::HostPlan host = hostPlan(false);
   for (const std::string& arg : host.link.argv)
     CHECK_FALSE(llvm::StringRef(arg).ends_with(".S"));
-  // Embedded, the link assembles the .S, which finds the image in the output folder.
-  CHECK(has(hostPlan(true).link.argv, "/stage/work/m_image.S"));
-  CHECK(has(hostPlan(true).link.argv, "-Wa,-I/stage/out"));
+  // Embedded, the link assembles the .S, which finds the image beside it in the work folder.
+  CHECK(has(hostPlan(true).link.argv, "m_image.S"));
+  CHECK(hostPlan(true).link.workingDir == "/stage/work");
   tlc::BuildPlan plan = tlc::planBuild({1, false}, device, host);
-  CHECK(has(host.link.argv, "/tlc/lib/tlc/libtlc_runtime.a"));
+  CHECK(has(host.link.argv, "libtlc_runtime.a"));
   CHECK(has(host.link.argv, "-Wl,--exclude-libs,ALL"));
+}
+
+TEST_CASE("every command runs in the work folder and gets only shell-safe arguments", "[plan]") {
+  tlc::DeviceBuildOptions options =
+      deviceOptions({"in0/a.cu", "in1/b.cu"}, {"sm_80", "sm_90a", "compute_90a"});
+  options.inputDirs = {"src0", "src1"};
+  options.inputNames = {"a$(x).cu", "b.cu"};
+  tlc::DevicePlan device = tlc::planDeviceBuild(options, fakeToolkit());
+  tlc::HostPlan host = hostPlan();
+  std::vector<const tlc::Step*> steps = {&host.compileLauncher, &host.link};
+  for (const std::vector<tlc::Step>* group : {&device.compiles, &device.links})
+    for (const tlc::Step& step : *group)
+      steps.push_back(&step);
+  steps.push_back(&*device.package);
+  for (const tlc::Step* step : steps) {
+    INFO(step->description);
+    CHECK(step->workingDir == "/stage/work");
+    for (size_t i = 1; i < step->argv.size(); ++i) {
+      INFO(step->argv[i]);
+      // -gencode's code=[...] list is nvcc's own syntax, which nvcc parses and never hands to
+      // a shell (nvcc -dryrun shows no brackets); what is inside must be safe all the same.
+      std::string arg = step->argv[i];
+      if (llvm::StringRef(arg).starts_with("-gencode=") && arg.back() == ']') {
+        size_t open = arg.find("code=[");
+        REQUIRE(open != std::string::npos);
+        arg.erase(arg.size() - 1);
+        arg.erase(open + 5, 1);
+      }
+      CHECK(tlc::isShellSafe(arg));
+      CHECK(step->argv[i].find("/stage") == std::string::npos); // relative names only
+    }
+  }
+  // The user's name shows in progress lines; the input's own folder is searched first.
+  CHECK(device.compiles[0].description == "nvcc a$(x).cu (sm_80, sm_90a, compute_90a)");
+  CHECK(has(device.compiles[0].argv, "-Isrc0"));
 }

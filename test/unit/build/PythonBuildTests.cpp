@@ -6,6 +6,8 @@
 #include "render/PythonView.h"
 #include "support/Error.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -22,25 +24,25 @@ tlc::PythonPlan pythonPlan() {
   tlc::PythonBuildOptions options;
   options.name = "m";
   options.compiler = "c++";
-  options.pythonInclude = "/usr/include/python3.11";
-  options.tlcInclude = "/tlc/include";
-  options.cudaInclude = "/cuda/include";
-  options.bindingLibrary = "/tlc/lib/tlc/libtlc_python.a";
-  options.sourceDir = options.workDir = "/stage/work";
-  options.outputDir = "/stage/out";
+  // Links in the work folder, as the build makes them (build/ToolPaths.h).
+  options.pythonInclude = "python-include";
+  options.tlcInclude = "tlc-include";
+  options.cudaInclude = "cuda-include";
+  options.bindingLibrary = "libtlc_python.a";
+  options.workDir = "/stage/work";
   return tlc::planPythonBuild(options);
 }
 
 tlc::HostPlan hostPlan() {
   tlc::HostPlan host;
-  host.compileLauncher = {"c++ m_launcher.cpp", {"c++"}, "/stage/work/m_launcher.o"};
-  host.link = {"link libm.so", {"c++"}, "/stage/out/libm.so"};
+  host.compileLauncher = {"c++ m_launcher.cpp", {"c++"}, "m_launcher.o", "/stage/work", {}};
+  host.link = {"link libm.so", {"c++"}, "libm.so", "/stage/work", {}};
   return host;
 }
 
 tlc::DevicePlan devicePlan() {
   tlc::DevicePlan device;
-  device.compiles.push_back({"nvcc a.cu (sm_90a)", {"nvcc"}, "/stage/work/m.cubin"});
+  device.compiles.push_back({"nvcc a.cu (sm_90a)", {"nvcc"}, "m.cubin", "/stage/work", {}});
   return device;
 }
 
@@ -80,13 +82,20 @@ TEST_CASE("the extension is C against the stable ABI, linked to libNAME.so two f
   CHECK(compile.front() == "c++");
   CHECK(has(compile, "-x"));
   CHECK(has(compile, "c"));
-  CHECK(has(compile, "/usr/include/python3.11"));
+  CHECK(has(compile, "python-include"));
   CHECK(has(compile, "-fvisibility=hidden"));
-  CHECK(has(compile, "/stage/work/m_python.c"));
+  CHECK(has(compile, "m_python.c"));
+  // In the work folder, with relative names only; the build copies the extension into the
+  // package (NAME/tlc/_ext.abi3.so).
+  for (const tlc::Step* step : {&plan.compileExtension, &plan.linkExtension}) {
+    CHECK(step->workingDir == "/stage/work");
+    for (const std::string& arg : step->argv)
+      CHECK_FALSE(llvm::StringRef(arg).starts_with("/"));
+  }
   const std::vector<std::string>& link = plan.linkExtension.argv;
-  CHECK(plan.linkExtension.output == "/stage/out/m/tlc/_ext.abi3.so");
-  CHECK(has(link, "/tlc/lib/tlc/libtlc_python.a"));
-  CHECK(has(link, "/stage/out/libm.so"));
+  CHECK(plan.linkExtension.output == tlc::pythonExtensionWorkName("m"));
+  CHECK(has(link, "libtlc_python.a"));
+  CHECK(has(link, "libm.so"));
   CHECK(has(link, "-Wl,-rpath,$ORIGIN/../.."));
   CHECK_FALSE(has(link, "-Wl,--no-undefined")); // the interpreter provides Python's symbols
 }

@@ -1,0 +1,94 @@
+// What the tools tlc runs (nvcc, fatbinary, the host compiler) see of the file system.
+//
+// nvcc runs its sub-steps through /bin/sh with paths pasted into their command lines, the real
+// path of its input among them, so no path or flag a tool gets may hold a character the shell
+// interprets. This holds by construction, not by screening names: the tools run in the build's
+// work folder, whose own path tlc chose from safe characters (Staging), and every path they are
+// given is a relative name tlc chose there. Inputs are copied in (`in0/kernel.cu`; `#include
+// "x.h"` still finds x.h beside the original, through the input's folder, added first); other
+// folders are reached through symbolic links (`inc0` for the first -I folder, `tlc-include`,
+// ...); outputs are written there. Macros and flags reach nvcc only when made of safe characters
+// (isShellSafe); a macro that is not is defined in a header nvcc force-includes, and a flag that
+// is not is a usage error naming it. The one exception is tlc's own `-gencode=arch=...,code=[...]`
+// list syntax, which nvcc parses itself and never passes on (DeviceBuild.cpp).
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tlc {
+
+// Letters, digits and `_ - . / = , : + @ %`: nothing /bin/sh interprets, inside double quotes
+// or out, and no space (nvcc re-splits some flags at spaces).
+bool isShellSafe(llvm::StringRef text);
+
+// A file name made safe: unsafe characters become '_' (the extension is kept when it is safe).
+std::string safeFileName(llvm::StringRef name);
+
+class ToolPaths {
+public:
+  // Names are chosen before the work folder exists (setWorkDir), so that flags are checked
+  // before anything is made.
+  ToolPaths() = default;
+  void setWorkDir(std::string workDir) { Work = std::move(workDir); }
+  const std::string& workDir() const { return Work; }
+
+  // The name a tool uses for input `index` ("in0/vadd.cu"): a copy of `path`, made by
+  // materialize(); inputFolder(index) ("src0") links to the folder holding the original.
+  std::string input(size_t index, const std::string& path);
+  std::string inputFolder(size_t index) const;
+  // A link to a folder or file outside the work folder ("inc0", or `name` when given).
+  std::string folder(const std::string& path);
+  std::string link(const std::string& path, const std::string& name);
+
+  // Macros that cannot reach nvcc on its command line, in order.
+  struct Macros {
+    bool started = false; // from the first unsafe one on, every -D and -U goes here
+    std::string text;     // #define and #undef lines
+  };
+
+  // The nvcc flags a user gave (-D, -Xnvcc, a compile database's), with paths replaced by
+  // links and -D/-U kept while safe, the rest collected in `macros`. UsageError naming the
+  // first unsafe flag, with `origin` saying where it came from ("-Xnvcc",
+  // "compile_commands.json").
+  llvm::Expected<std::vector<std::string>> nvccFlags(const std::vector<std::string>& flags,
+                                                     const std::string& origin, Macros& macros);
+  // `-include NAME` for a header holding `macros` (written by materialize()); none if empty.
+  std::vector<std::string> forceInclude(const std::string& name, const Macros& macros);
+
+  // Copies the inputs in, makes the links and writes the macro headers.
+  llvm::Error materialize() const;
+
+  // A path a tool reported (relative to the work folder, or absolute) as a path outside it:
+  // "src0/x.h" -> the original folder's x.h. Names inside the work folder itself stay as they
+  // are, made absolute.
+  std::string outside(llvm::StringRef path) const;
+  // A tool's message with every name of tlc's turned back into the user's path.
+  std::string message(llvm::StringRef text) const;
+  // A tool's argument as the manifest records it: links shown as the paths they stand for.
+  std::string argument(llvm::StringRef arg) const;
+
+private:
+  struct Link {
+    std::string name;   // in the work folder
+    std::string target; // absolute, outside it (or the original input, for copies)
+    std::string shown;  // as the user spelled it, for messages
+    bool copy = false;  // an input: copied, not linked
+  };
+  std::string addLink(std::string name, const std::string& target, const std::string& shown,
+                      bool copy);
+  llvm::Error define(std::vector<std::string>& out, Macros& macros, llvm::StringRef flag,
+                     llvm::StringRef value);
+
+  std::string Work;
+  std::vector<Link> Links;
+  std::map<std::string, std::string> FolderNames; // absolute target -> link name
+  std::map<std::string, std::string> Headers;     // name -> contents
+};
+
+} // namespace tlc
