@@ -5,7 +5,10 @@
 #include "support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -81,10 +84,46 @@ std::set<std::string> undeclaredEntries(const Module& module,
   return undeclared;
 }
 
+// "outermost namespace::name" of the function `symbol` names, as the frontend records library
+// kernel templates; "" where it does not demangle.
+std::string libraryKeyOf(const std::string& symbol) {
+  llvm::ItaniumPartialDemangler demangler;
+  if (demangler.partialDemangle(symbol.c_str()))
+    return "";
+  size_t size = 0;
+  char* context = demangler.getFunctionDeclContextName(nullptr, &size);
+  char* base = demangler.getFunctionBaseName(nullptr, &size);
+  std::string key;
+  if (context && base) {
+    llvm::StringRef outermost = llvm::StringRef(context).split("::").first;
+    key = outermost.str() + "::" + base;
+  }
+  std::free(context);
+  std::free(base);
+  return key;
+}
+
+// Instances of library kernel templates that Clang did not see instantiated (the header body
+// that does it was skipped: Clang reads declarations) become library entries.
+void adoptLibraryInstances(Module& module, std::set<std::string>& undeclared) {
+  std::set<std::string> templates(module.libraryKernelTemplates.begin(),
+                                  module.libraryKernelTemplates.end());
+  for (auto it = undeclared.begin(); it != undeclared.end();) {
+    if (templates.count(libraryKeyOf(*it))) {
+      module.otherEntries.push_back(*it);
+      it = undeclared.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::sort(module.otherEntries.begin(), module.otherEntries.end());
+}
+
 llvm::Error assignKernelTargets(Module& module, const DevicePlan& plan,
                                 const std::vector<std::set<std::string>>& entries) {
-  if (std::set<std::string> undeclared = undeclaredEntries(module, entries);
-      !undeclared.empty())
+  std::set<std::string> undeclared = undeclaredEntries(module, entries);
+  adoptLibraryInstances(module, undeclared);
+  if (!undeclared.empty())
     return internalError(
         "the device image holds kernels Clang did not find in the inputs, for any of the "
         "build's archs (nvcc and Clang saw different code, e.g. under a macro only one of them "

@@ -110,12 +110,15 @@ llvm::Expected<Module> buildModule(std::vector<TranslationUnitFacts> units,
   unsigned errors = checkUniqueDefinitions(units, diagnostics);
   mergeKernels(units, module);
   mergeRecords(units, module);
-  std::set<std::string> others;
+  std::set<std::string> others, libraryTemplates;
   for (const TranslationUnitFacts& unit : units) {
     others.insert(unit.otherEntries.begin(), unit.otherEntries.end());
+    libraryTemplates.insert(unit.libraryKernelTemplates.begin(),
+                            unit.libraryKernelTemplates.end());
     module.deviceSideLaunch |= unit.deviceSideLaunch;
   }
   module.otherEntries.assign(others.begin(), others.end());
+  module.libraryKernelTemplates.assign(libraryTemplates.begin(), libraryTemplates.end());
   if (!assignLauncherNames(module.kernels, diagnostics))
     ++errors;
   if (errors)

@@ -49,8 +49,10 @@ public:
 
   bool VisitFunctionDecl(clang::FunctionDecl* function) {
     if (function->hasAttr<clang::CUDAGlobalAttr>()) {
-      if (function->isDependentContext())
+      if (function->isDependentContext()) {
         rememberTemplate(*function);
+        rememberLibraryTemplate(*function);
+      }
       else if (function->doesThisDeclarationHaveABody() || lostItsBody(*function))
         extractKernel(*function);
       return true;
@@ -107,6 +109,18 @@ private:
     if (!isInMainFile(Context, function.getLocation()))
       return;
     Templates.push_back(pattern->getCanonicalDecl());
+  }
+
+  void rememberLibraryTemplate(const clang::FunctionDecl& function) {
+    if (!function.getDescribedFunctionTemplate() ||
+        !isInSystemHeader(Context, function.getLocation()) || !function.getIdentifier())
+      return;
+    std::string outermost;
+    for (const clang::DeclContext* context = function.getDeclContext(); context;
+         context = context->getParent())
+      if (const auto* ns = llvm::dyn_cast<clang::NamespaceDecl>(context))
+        outermost = ns->getName().str();
+    Facts.libraryKernelTemplates.push_back(outermost + "::" + function.getName().str());
   }
 
   void extractKernel(clang::FunctionDecl& function) {

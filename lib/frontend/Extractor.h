@@ -23,6 +23,10 @@ struct TranslationUnitFacts {
   std::vector<Record> records;
   std::vector<DeviceSymbol> definitions;
   std::vector<std::string> otherEntries; // kernels instantiated from system headers
+  // Kernel templates system headers declare, as "outermost namespace::name" (ImageCheck.h): their
+  // instances in the image are a library's even where Clang skipped the header body that
+  // instantiates them.
+  std::vector<std::string> libraryKernelTemplates;
   std::vector<std::string> filesRead;    // every file Clang opened (inputs and headers)
   bool deviceSideLaunch = false; // a kernel launched from device code: relocatable code needed
 };

@@ -222,6 +222,9 @@ struct Module {
   std::vector<Kernel> kernels;
   std::vector<Record> records;
   std::vector<std::string> otherEntries; // kernels from system headers: in the image, no launcher
+  // Kernel templates of system headers ("outermost namespace::name"), for instances Clang did not
+  // see (build/ImageCheck.h). Not serialised.
+  std::vector<std::string> libraryKernelTemplates;
   // Some input launches a kernel from device code (dynamic parallelism): the module needs
   // relocatable device code, and the parse -fgpu-rdc.
   bool deviceSideLaunch = false;

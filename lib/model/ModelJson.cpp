@@ -93,6 +93,8 @@ json toJson(const Param& param) {
   case ParamKind::TensorMap:
     out["tensor_map"] = param.tensorMap ? tensorMapJson(*param.tensorMap) : json(nullptr);
     break;
+  case ParamKind::Empty: // is_empty says all there is
+    break;
   }
   return out;
 }

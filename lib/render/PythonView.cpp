@@ -105,6 +105,7 @@ std::string parameterLines(const Kernel& kernel, const std::vector<std::string>&
                "; the launcher encodes the map)";
       break;
     case ParamKind::Scalar:
+    case ParamKind::Empty: // not an argument (withoutEmptyParams)
       break;
     }
     lines += "\n";
@@ -171,6 +172,8 @@ nlohmann::json paramView(const Param& param, const std::string& keyword) {
     }
     view["stub_type"] = "tlc.Array";
     break;
+  case ParamKind::Empty: // not an argument (withoutEmptyParams)
+    break;
   }
   return view;
 }
@@ -224,14 +227,36 @@ std::vector<std::string> pythonKeywords(const Kernel& kernel) {
   return keywords;
 }
 
+// The kernel as Python callers see it: its empty tag parameters, which the C launcher passes
+// itself, are not arguments.
+Kernel withoutEmptyParams(const Kernel& kernel) {
+  Kernel visible = kernel;
+  visible.params.erase(std::remove_if(visible.params.begin(), visible.params.end(),
+                                      [](const Param& param) {
+                                        return param.kind == ParamKind::Empty;
+                                      }),
+                       visible.params.end());
+  return visible;
+}
+
 void addPythonView(const Module& module, nlohmann::json& view) {
   for (size_t k = 0; k < module.kernels.size(); ++k) {
-    const Kernel& kernel = module.kernels[k];
+    const Kernel kernel = withoutEmptyParams(module.kernels[k]);
     nlohmann::json& kernelView = view["kernels"][k];
     assert(kernelView["launcher"] == kernel.launcher && "the view is not this module's");
     std::vector<std::string> keywords = pythonKeywords(kernel);
-    for (size_t p = 0; p < kernel.params.size(); ++p)
-      kernelView["params"][p]["py"] = paramView(kernel.params[p], keywords[p]);
+    // py_params: the C launcher's parameters, numbered by their place among Python's arguments.
+    nlohmann::json pyParams = nlohmann::json::array();
+    for (const nlohmann::json& param : kernelView["params"]) {
+      if (param.value("is_empty", false))
+        continue;
+      size_t p = pyParams.size();
+      nlohmann::json& entry = pyParams.emplace_back(param);
+      entry["index"] = p;
+      entry["py"] = paramView(kernel.params[p], keywords[p]);
+    }
+    kernelView["py_params"] = std::move(pyParams);
+    kernelView["py_has_params"] = !kernel.params.empty();
     std::string doc = docText(kernel, keywords);
     kernelView["python"] = {
         {"slots", std::to_string(std::max<size_t>(1, kernel.params.size()))},

@@ -75,6 +75,17 @@ TEST_CASE("kernel templates whose bodies only nvcc accepts get launchers", "[par
   CHECK(names["shared_tally_3"] == "_Z12shared_tallyILi3EEvPi");
 }
 
+TEST_CASE("library kernels instantiated in header bodies Clang skips are the library's",
+          "[parity]") {
+  nlohmann::json manifest =
+      buildParity({"library_instances.cu"}, "library_instances",
+                  {"--arch", "sm_90a", "-I" + fixture("parity/system")});
+  CHECK(launchers(manifest).size() == 1);
+  CHECK(launchers(manifest).count("own_kernel"));
+  CHECK_THAT(manifest["other_entries"].dump(), Contains("probe_library") &&
+                                                   Contains("12probe_kernelIvEEvv"));
+}
+
 TEST_CASE("a device-side launch builds as relocatable device code", "[parity]") {
   nlohmann::json manifest = buildParity({"dynamic.cu"}, "dynamic");
   CHECK(launchers(manifest).count("parent"));
