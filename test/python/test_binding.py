@@ -16,7 +16,7 @@ import harness
 from harness import CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArray, Tensor
 
 LAUNCHERS = ["by_value", "Error", "halves", "image_target", "launchers", "no_params",
-             "register_torch_ops", "renamed", "saxpy", "tiles", "widths"]
+             "register_torch_ops", "renamed", "saxpy", "tagged", "tiles", "widths"]
 OPTIONS = ["grid", "block", "shared_mem", "stream", "device", "cluster", "cooperative",
            "programmatic_dependent_launch", "l2_persist_base", "l2_persist_bytes",
            "l2_persist_hit_ratio"]
@@ -379,6 +379,14 @@ class LaunchTests(unittest.TestCase):
     def test_no_params(self):
         self.package.no_params(grid=1, block=1)
         self.assertEqual(self.driver.only_launch()["params"], [])
+
+    def test_empty_tag_parameters_are_not_arguments(self):
+        names = list(inspect.signature(self.package.tagged).parameters)
+        self.assertEqual(names, ["out", "n"] + OPTIONS)
+        self.package.tagged(0x10, 5, **LAUNCH)
+        params = self.driver.only_launch()["params"]
+        self.assertEqual((params[0], params[-1]), (0x10, 5))
+        self.assertEqual(len(params), 3)  # the tag is passed, value-initialised
 
     def test_streams(self):
         class TorchLikeStream:

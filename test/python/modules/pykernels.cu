@@ -6,6 +6,8 @@
 #include <cuda_fp16.h>
 #include <tlc/annotations.h>
 
+#include <type_traits>
+
 struct Pair {
   int first;
   float second;
@@ -43,6 +45,11 @@ __global__ void launchers(int* x) { x[0] = 3; }
 __global__ void image_target(int* x) { x[0] = 4; }
 
 __global__ void no_params() {}
+
+// An empty tag parameter: the C launcher passes it itself, so Python callers never see it.
+__global__ void tagged(int* out, std::integral_constant<int, 3> three, int n) {
+  out[0] = three.value + n;
+}
 
 __global__ void tiles(const __grid_constant__ CUtensorMap in TLC_TMA("dtype=f32 box=16x8"),
                       float* out) {
