@@ -18,8 +18,8 @@ static double now(void) {
 }
 
 /* Seconds for `count` launches of empty4(in, out, n, scale) on `stream`; -1 if one failed. */
-double tlc_bench_driver_burst(CUfunction function, CUstream stream, CUdeviceptr in,
-                              CUdeviceptr out, int n, float scale, int count) {
+double tlc_bench_driver_burst(CUfunction function, CUstream stream, CUdeviceptr in, CUdeviceptr out,
+                              int n, float scale, int count) {
   void* args[] = {&in, &out, &n, &scale};
   double start = now();
   for (int i = 0; i < count; ++i)

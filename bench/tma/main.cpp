@@ -56,10 +56,9 @@ struct Setup {
 
 void encode(const tlc_tensor& tensor, CUtensorMap& map) {
   cuuint32_t box[2] = {64, 64}, elementStrides[2] = {1, 1};
-  CHECK(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, tensor.data,
-                               tensor.dims, tensor.strides, box, elementStrides,
-                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                               CU_TENSOR_MAP_L2_PROMOTION_NONE,
+  CHECK(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, tensor.data, tensor.dims,
+                               tensor.strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
 }
 

@@ -7,14 +7,13 @@
 #include "build/DeviceImage.h"
 #include "build/DisplayPaths.h"
 #include "build/Executor.h"
-#include "build/Steps.h"
-#include "build/SymbolResolution.h"
 #include "build/HostBuild.h"
 #include "build/ImageCheck.h"
 #include "build/Manifest.h"
 #include "build/Publish.h"
 #include "build/PythonBuild.h"
 #include "build/Steps.h"
+#include "build/SymbolResolution.h"
 #include "build/ToolPaths.h"
 #include "build/Toolchain.h"
 #include "cache/Cache.h"
@@ -22,10 +21,10 @@
 #include "checks/Analysis.h"
 #include "checks/Entries.h"
 #include "checks/SourceDiagnostics.h"
-#include "model/DerivedFacts.h"
-#include "model/LauncherNames.h"
 #include "commands/Commands.h"
 #include "frontend/Frontend.h"
+#include "model/DerivedFacts.h"
+#include "model/LauncherNames.h"
 #include "render/LauncherView.h"
 #include "render/PythonView.h"
 #include "render/Templates.h"
@@ -65,11 +64,12 @@ llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   }
   if (!isCIdentifier(name))
     return usageError(source + " is not a C identifier (it prefixes every function of the "
-                      "generated API); choose one with --name");
+                               "generated API); choose one with --name");
   llvm::StringRef lower = llvm::StringRef(name).lower();
   std::string folded = lower.str();
   if (folded == "tlc" || llvm::StringRef(folded).starts_with("tlc_"))
-    return usageError(source + " begins with tlc's own prefix, which names the API every "
+    return usageError(source +
+                      " begins with tlc's own prefix, which names the API every "
                       "module shares (tlc_config, tlc_NAME_load, ...); choose another with --name");
   return name;
 }
@@ -94,9 +94,9 @@ llvm::Error checkDistinctInputs(const std::vector<std::string>& inputs) {
 // What a build reads besides its inputs: found once, before the build.
 struct BuildTools {
   CudaToolkit toolkit;
-  HostCompiler compiler;        // unset with --emit-only
+  HostCompiler compiler; // unset with --emit-only
   TemplateSet templates;
-  std::string launcherTypes;    // tlc/launcher.h, copied into NAME.h
+  std::string launcherTypes; // tlc/launcher.h, copied into NAME.h
   std::string launcherTypesPath;
 };
 
@@ -406,14 +406,12 @@ private:
   std::string imageFile() const { return imageFileName(Name, Options.targets); }
 
   // The sources are temporaries, unless they are what was asked for (--emit-only).
-  std::string sourceDir() const {
-    return Options.emitOnly ? Work->outputsDir() : Work->workDir();
-  }
+  std::string sourceDir() const { return Options.emitOnly ? Work->outputsDir() : Work->workDir(); }
 
   // Task: parse and check every input.
   llvm::Error parse() {
-    auto analyzed = analyze(Options.sources.inputs, Options.sources.frontend, Tools.toolkit,
-                            &Slots);
+    auto analyzed =
+        analyze(Options.sources.inputs, Options.sources.frontend, Tools.toolkit, &Slots);
     if (!analyzed)
       return analyzed.takeError();
     Module& module = analyzed->module;
@@ -541,8 +539,7 @@ private:
   // The header is an output, and the launcher's compile reads it beside the sources.
   llvm::Error renderSources(const Module& module) {
     nlohmann::json view = launcherView(module, launcherFacts());
-    if (llvm::Error error =
-            renderFile("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
+    if (llvm::Error error = renderFile("header.h", view, Work->outputsDir() + "/" + Name + ".h"))
       return error;
     if (sourceDir() != Work->outputsDir())
       if (llvm::Error error =
@@ -667,9 +664,12 @@ private:
                                        out + "/" + files.extension, 0777))
         return error;
       std::pair<const char*, std::string> roles[] = {
-          {"python_init", files.init},         {"python_stubs", files.stubs},
-          {"python_marker", files.marker},     {"python_helpers", files.helpers},
-          {"python_helper_stubs", files.helperStubs}, {"python_extension", files.extension},
+          {"python_init", files.init},
+          {"python_stubs", files.stubs},
+          {"python_marker", files.marker},
+          {"python_helpers", files.helpers},
+          {"python_helper_stubs", files.helperStubs},
+          {"python_extension", files.extension},
       };
       for (const auto& [role, file] : roles) {
         auto sha = sha256OfFile(out + "/" + file);
@@ -701,7 +701,7 @@ private:
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
-  RemoteCache* Remote; // the cache's second tier, when one is configured
+  RemoteCache* Remote;              // the cache's second tier, when one is configured
   DeviceBuildOptions DeviceOptions; // relocatable when the parse finds a device-side launch
   DevicePlan Device;
   const HostPlan Host;
@@ -711,7 +711,7 @@ private:
   std::map<std::string, std::string> InputDigests; // by input path
   // What the tasks found, each written by one task and read by the tasks after it.
   std::optional<Analysis> Parsed;
-  std::string RenderedLauncher; // NAME_launcher.cpp as last written
+  std::string RenderedLauncher;  // NAME_launcher.cpp as last written
   bool LauncherCompiled = false; // ...and compiled since
   std::string NvccRelease, HostRelease;
   std::vector<CachedFile> Outputs;
@@ -754,8 +754,8 @@ llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
   if (frontend.arch.empty())
     frontend.arch = parseArchFor(options.targets);
   frontend.nvccFlags = options.nvccFlags;
-  frontend.relocatable = relocatableCode(options.sources.inputs.size(), options.nvccFlags,
-                                         !options.launcher.empty());
+  frontend.relocatable =
+      relocatableCode(options.sources.inputs.size(), options.nvccFlags, !options.launcher.empty());
   auto name = moduleName(options);
   if (!name)
     return name.takeError();
@@ -780,10 +780,9 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit to
       return toolchainError("this tlc was built without Python support: install Python's and "
                             "DLPack's headers (Debian: python3-dev libdlpack-dev) and build tlc "
                             "again (docs/python.md)");
-    for (const std::string& file :
-         {options.emitOnly ? std::string() : options.pythonLibrary,
-          options.pythonHelpersDir + "/tlc/__init__.py",
-          std::string(pythonIncludeDir()) + "/Python.h"})
+    for (const std::string& file : {options.emitOnly ? std::string() : options.pythonLibrary,
+                                    options.pythonHelpersDir + "/tlc/__init__.py",
+                                    std::string(pythonIncludeDir()) + "/Python.h"})
       if (!file.empty() && !llvm::sys::fs::exists(file))
         return toolchainError("'" + file + "' is missing (" +
                               (llvm::StringRef(file).ends_with("Python.h")
@@ -798,8 +797,8 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit to
   tools.launcherTypesPath = options.sources.frontend.tlcIncludeDir + "/tlc/launcher.h";
   auto launcherTypes = readFile(tools.launcherTypesPath);
   if (!launcherTypes)
-    return toolchainError("cannot read '" + tools.launcherTypesPath + "' (reinstall tlc): " +
-                          llvm::toString(launcherTypes.takeError()));
+    return toolchainError("cannot read '" + tools.launcherTypesPath +
+                          "' (reinstall tlc): " + llvm::toString(launcherTypes.takeError()));
   tools.launcherTypes = std::move(*launcherTypes);
   return tools;
 }
@@ -932,10 +931,10 @@ llvm::Error runBuild(const BuildOptions& requested) {
   std::optional<BuildCache> cache;
   if (useCache)
     cache = openBuildCache(defaultCacheDir());
-  llvm::Error result = Builder(*options, std::move(*tools), std::move(*staging),
-                               cache ? &*cache : nullptr, cache ? remote.get() : nullptr,
-                               std::move(*view))
-                           .run();
+  llvm::Error result =
+      Builder(*options, std::move(*tools), std::move(*staging), cache ? &*cache : nullptr,
+              cache ? remote.get() : nullptr, std::move(*view))
+          .run();
   if (result && interrupted()) { // whatever failed, the signal came first
     llvm::consumeError(std::move(result));
     return interruptedError();

@@ -22,8 +22,8 @@ void addPerInput(CacheKey& key, llvm::StringRef label,
 
 void addFrontend(CacheKey& key, const FrontendOptions& frontend, const DisplayPaths& paths) {
   [[maybe_unused]] const auto& [includeDirs, defines, standard, arch, extraArgs, inputArgs,
-                                tlcIncludeDir, nvccFlags, relocatable, hostIncludeDir, jobs,
-                                color, verbose] = frontend;
+                                tlcIncludeDir, nvccFlags, relocatable, hostIncludeDir, jobs, color,
+                                verbose] = frontend;
   for (const std::string& dir : includeDirs)
     key.add("-I", absolutePath(dir));
   addList(key, "-D", defines);

@@ -53,8 +53,8 @@ private:
 
 } // namespace
 
-BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
-                    const HostPlan& host, const PythonPlan* python) {
+BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device, const HostPlan& host,
+                    const PythonPlan* python) {
   PlanBuilder plan;
   size_t parse = plan.add(TaskKind::Parse,
                           "parse " + std::to_string(options.inputCount) + " file(s)", {}, true);
@@ -87,7 +87,8 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
   // kernels, kernels of some targets only, --entry).
   size_t versions = plan.add(TaskKind::ToolVersions, "tool versions", {}, false);
   size_t compileLauncher = plan.tool(host.compileLauncher, {parse});
-  size_t render = plan.add(TaskKind::Render, "render the launcher", {check, compileLauncher}, false);
+  size_t render =
+      plan.add(TaskKind::Render, "render the launcher", {check, compileLauncher}, false);
   size_t link = plan.tool(host.link, {render}); // after the check, so the image is final
   std::optional<size_t> renderPython;
   if (options.python)

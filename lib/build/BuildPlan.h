@@ -9,7 +9,8 @@
 //   tool versions ───────────────────────────────────────────────────────────> manifest <┘
 //
 // With --python, after render: render the package ─> cc NAME_python.c ─┐
-//                                                             link ────┴> link the extension ─> manifest
+//                                                             link ────┴> link the extension ─>
+//                                                             manifest
 #pragma once
 
 #include "build/DeviceBuild.h"
@@ -24,21 +25,21 @@
 namespace tlc {
 
 enum class TaskKind {
-  Parse,         // Clang reads every input: kernels, parameters, records
-  Tool,          // an external command (Task::step)
-  ExtractPtx,    // relocatable PTX out of each input's object, for the fatbin
-  CheckImage,    // the image's symbol tables against the parsed kernels; the image published
-  Render,        // NAME.h, NAME_launcher.cpp, NAME_image.S from the checked module; the launcher
-                 // compiled again if the parse's first rendering of it differs
-  ToolVersions,  // nvcc's and the host compiler's versions, for the manifest
-  Manifest,      // NAME.json
-  RenderPython,  // the package NAME/ (its Python files) and NAME_python.c
+  Parse,        // Clang reads every input: kernels, parameters, records
+  Tool,         // an external command (Task::step)
+  ExtractPtx,   // relocatable PTX out of each input's object, for the fatbin
+  CheckImage,   // the image's symbol tables against the parsed kernels; the image published
+  Render,       // NAME.h, NAME_launcher.cpp, NAME_image.S from the checked module; the launcher
+                // compiled again if the parse's first rendering of it differs
+  ToolVersions, // nvcc's and the host compiler's versions, for the manifest
+  Manifest,     // NAME.json
+  RenderPython, // the package NAME/ (its Python files) and NAME_python.c
 };
 
 struct Task {
   TaskKind kind = TaskKind::Tool;
-  std::string description;  // the progress line, e.g. "nvcc a.cu (sm_90a)"
-  std::optional<Step> step; // Tool tasks
+  std::string description;   // the progress line, e.g. "nvcc a.cu (sm_90a)"
+  std::optional<Step> step;  // Tool tasks
   std::vector<size_t> after; // tasks that must succeed first (indices into BuildPlan::tasks)
   bool counted = true;       // shown as a [n/N] progress step
   // Holds no job slot of its own: the parse takes one per input it parses.
@@ -60,7 +61,7 @@ struct BuildPlanOptions {
 };
 
 // `python`: the extension's commands, with --python unless --emit-only (else null).
-BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device,
-                    const HostPlan& host, const PythonPlan* python = nullptr);
+BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device, const HostPlan& host,
+                    const PythonPlan* python = nullptr);
 
 } // namespace tlc

@@ -12,8 +12,9 @@ namespace tlc {
 
 llvm::Expected<std::string> depfilePath(const std::string& path) {
   llvm::StringRef text(path);
-  bool unspellable = text.ends_with("\\") || text.ends_with(":") ||
-                     llvm::any_of(text, [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  bool unspellable = text.ends_with("\\") || text.ends_with(":") || llvm::any_of(text, [](char c) {
+                       return static_cast<unsigned char>(c) < 0x20;
+                     });
   if (unspellable)
     return inputError("cannot write a depfile naming '" + path +
                       "': Make's syntax has no spelling for a line break, a tab, or a backslash "

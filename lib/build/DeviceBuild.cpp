@@ -2,8 +2,8 @@
 #include "build/DeviceBuild.h"
 
 #include "build/DeviceImage.h"
-#include "support/Files.h"
 #include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -71,8 +71,8 @@ llvm::Error extractPtx(const PtxExtraction& extraction) {
   for (const ImageContents::Part& part : contents->parts)
     if (part.entry.ptx && part.entry.arch == arch && part.entry.archSpecific == archSpecific)
       return writeFile(extraction.ptx, part.text);
-  return internalError("nvcc left no " + extraction.target.code + " PTX in '" +
-                       extraction.object + "'");
+  return internalError("nvcc left no " + extraction.target.code + " PTX in '" + extraction.object +
+                       "'");
 }
 
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets) {
@@ -89,8 +89,8 @@ public:
     // Compiler caches (ccache, sccache) cache only `nvcc -c`: under a launcher every input is
     // compiled to a relocatable object and device-linked, the form they can reuse.
     Cacheable = !options.launcher.empty();
-    Plan.relocatable = options.relocatable ||
-                       relocatableCode(options.inputs.size(), options.nvccFlags, Cacheable);
+    Plan.relocatable =
+        options.relocatable || relocatableCode(options.inputs.size(), options.nvccFlags, Cacheable);
   }
 
   // Like `nvcc -arch=sm_90a`, one nvcc run per input compiles every target: the front end runs
@@ -157,8 +157,7 @@ private:
     std::string shown = index < Options.inputNames.size()
                             ? Options.inputNames[index]
                             : llvm::sys::path::filename(Options.inputs[index]).str();
-    Step step{"nvcc " + shown + " (" + codesOf(targets) + ")", nvcc(), output, Options.workDir,
-              {}};
+    Step step{"nvcc " + shown + " (" + codesOf(targets) + ")", nvcc(), output, Options.workDir, {}};
     step.compilesSources = true;
     // Each build works in a folder of its own, and its commands name nothing outside it: a
     // compiler cache must not tell builds apart by their folder.
@@ -219,11 +218,10 @@ private:
     std::vector<std::string> objects;
     for (size_t i = 0; i < Options.inputs.size(); ++i) {
       // The index keeps a.cu and other/a.cu apart.
-      std::string object = inWork(std::to_string(i) + "-" +
-                                  llvm::sys::path::stem(Options.inputs[i]).str() +
-                                  (Cacheable ? ".o" : ".fatbin"));
-      std::vector<std::string> mode = {Cacheable ? "-c" : "-fatbin", "-rdc=true",
-                                       "--no-compress"};
+      std::string object =
+          inWork(std::to_string(i) + "-" + llvm::sys::path::stem(Options.inputs[i]).str() +
+                 (Cacheable ? ".o" : ".fatbin"));
+      std::vector<std::string> mode = {Cacheable ? "-c" : "-fatbin", "-rdc=true", "--no-compress"};
       Plan.compiles.push_back(compile(Options.inputs[i], Options.targets, mode, object));
       objects.push_back(object);
     }
@@ -241,8 +239,8 @@ private:
   TargetImage linked(const GpuTarget& target, const std::vector<std::string>& objects) {
     std::string cubin = cubinName(target);
     Step link{"device link (" + target.code + ")", nvcc(), cubin, Options.workDir, {}};
-    link.argv.insert(link.argv.end(), {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info",
-                                       target.gencode()});
+    link.argv.insert(link.argv.end(),
+                     {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info", target.gencode()});
     link.argv.insert(link.argv.end(), objects.begin(), objects.end());
     link.argv.insert(link.argv.end(), {"-o", cubin});
     Plan.links.push_back(std::move(link));

@@ -13,10 +13,10 @@
 // Fatbins are uncompressed: tlc and the runtime read their entries.
 #pragma once
 
-#include "model/Model.h"
 #include "build/GpuTargets.h"
 #include "build/Steps.h"
 #include "build/Toolchain.h"
+#include "model/Model.h"
 
 #include "llvm/Support/Error.h"
 
@@ -36,11 +36,11 @@ struct DeviceBuildOptions {
   std::vector<std::string> inputDirs;  // per input, its original folder ("src0"), searched first
   std::vector<std::string> inputNames; // per input, its file name as the user's (progress lines)
   std::vector<GpuTarget> targets;      // resolved (resolveTargets), never empty
-  bool relocatable = false; // forced (a device-side launch); else decided from the above
+  bool relocatable = false;            // forced (a device-side launch); else decided from the above
   std::vector<std::string> includeDirs;
   std::vector<std::string> defines; // "-DNAME=VALUE" and "-UNAME" flags, as they reach nvcc
   std::string standard = "c++17";
-  std::vector<std::string> nvccFlags; // -Xnvcc, passed verbatim
+  std::vector<std::string> nvccFlags;                         // -Xnvcc, passed verbatim
   std::map<std::string, std::vector<std::string>> inputFlags; // per input: from a compile DB
   std::string tlcIncludeDir;
   std::string workDir;               // absolute: where the tools run
@@ -63,14 +63,14 @@ struct TargetImage {
 struct PtxExtraction {
   std::string object; // the input's relocatable fatbin or host object
   GpuTarget target;
-  std::string ptx;    // the file to write
+  std::string ptx; // the file to write
 };
 
 struct DevicePlan {
-  std::vector<Step> compiles;    // independent of each other
+  std::vector<Step> compiles;                // independent of each other
   std::vector<PtxExtraction> ptxExtractions; // after the compiles, before the fatbinary
-  std::vector<Step> links;       // one per SASS target, after every compile (relocatable builds)
-  std::optional<Step> package;   // fatbinary, after the links (several entries)
+  std::vector<Step> links;          // one per SASS target, after every compile (relocatable builds)
+  std::optional<Step> package;      // fatbinary, after the links (several entries)
   std::vector<TargetImage> targets; // in target order
   // The final image (absolute, for tlc; the tools name it NAME.cubin or NAME.fatbin in the work
   // folder, where NAME_image.S finds it): a cubin, or the fatbin.
@@ -91,6 +91,5 @@ llvm::Error extractPtx(const PtxExtraction& extraction);
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets);
 
 DevicePlan planDeviceBuild(const DeviceBuildOptions& options, const CudaToolkit& toolkit);
-
 
 } // namespace tlc

@@ -25,8 +25,8 @@ static unsigned smOf(const llvm::object::ELFObjectFileBase& object) {
 llvm::Expected<CubinInfo> readCubin(llvm::MemoryBufferRef image) {
   auto object = llvm::object::ObjectFile::createObjectFile(image);
   if (!object)
-    return internalError("'" + image.getBufferIdentifier() + "' is not a readable cubin: " +
-                         llvm::toString(object.takeError()));
+    return internalError("'" + image.getBufferIdentifier() +
+                         "' is not a readable cubin: " + llvm::toString(object.takeError()));
   const auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->get());
   if (!elf || elf->getEMachine() != llvm::ELF::EM_CUDA)
     return internalError("'" + image.getBufferIdentifier() + "' is not a CUDA ELF image");
@@ -113,7 +113,8 @@ llvm::Expected<std::vector<FatbinEntry>> readFatbin(llvm::StringRef bytes) {
     entry.archSpecific = flags & kArchSpecificFlag;
     entry.payload = bytes.substr(at + entryHeader, payloadSize);
     bool readable = entry.ptx ? !entry.payload.empty() && entry.payload.front() != '\0'
-                              : entry.payload.starts_with("\x7f" "ELF");
+                              : entry.payload.starts_with("\x7f"
+                                                          "ELF");
     if (kind != 1 && kind != 2)
       return internalError("a fat binary entry of unknown kind " + std::to_string(kind));
     if (!readable)
@@ -134,8 +135,8 @@ static bool isCudaElf(llvm::StringRef bytes) {
 static llvm::Expected<llvm::StringRef> fatbinSectionOf(llvm::MemoryBufferRef object) {
   auto file = llvm::object::ObjectFile::createObjectFile(object);
   if (!file)
-    return internalError("'" + object.getBufferIdentifier() + "' is not a readable object: " +
-                         llvm::toString(file.takeError()));
+    return internalError("'" + object.getBufferIdentifier() +
+                         "' is not a readable object: " + llvm::toString(file.takeError()));
   for (const llvm::object::SectionRef& section : (*file)->sections()) {
     auto name = section.getName();
     // `.nv_fatbin` in whole-program objects, `__nv_relfatbin` in relocatable ones.
@@ -156,12 +157,15 @@ llvm::Expected<ImageContents> readDeviceImageFile(llvm::StringRef path) {
     return internalError("cannot read '" + path + "': " + buffer.getError().message());
   llvm::StringRef bytes = (*buffer)->getBuffer();
   ImageContents contents;
-  if (bytes.starts_with("\x7f" "ELF") && !isCudaElf(bytes)) {
+  if (bytes.starts_with("\x7f"
+                        "ELF") &&
+      !isCudaElf(bytes)) {
     auto section = fatbinSectionOf((*buffer)->getMemBufferRef());
     if (!section)
       return section.takeError();
     bytes = *section;
-  } else if (bytes.starts_with("\x7f" "ELF")) {
+  } else if (bytes.starts_with("\x7f"
+                               "ELF")) {
     auto info = readCubin((*buffer)->getMemBufferRef());
     if (!info)
       return info.takeError();

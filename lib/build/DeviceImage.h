@@ -19,7 +19,7 @@ struct ImageEntry {
 };
 
 struct CubinInfo {
-  unsigned sm = 0; // e.g. 90 for sm_90 and sm_90a
+  unsigned sm = 0;                 // e.g. 90 for sm_90 and sm_90a
   std::vector<ImageEntry> entries; // sorted by symbol
 };
 
@@ -36,7 +36,7 @@ llvm::Expected<CubinInfo> readPtxFile(llvm::StringRef path);
 // One entry of a fat binary, as tlc writes them (uncompressed): a cubin or PTX text.
 struct FatbinEntry {
   bool ptx = false;
-  unsigned arch = 0;      // 90 for sm_90, sm_90a and compute_90a
+  unsigned arch = 0;         // 90 for sm_90, sm_90a and compute_90a
   bool archSpecific = false; // sm_90a, compute_90a
   llvm::StringRef payload;   // the cubin's bytes or the PTX text, inside the fatbin's buffer
 };

@@ -24,8 +24,8 @@ public:
 
 private:
   std::vector<std::string> Inputs; // as typed
-  std::string Root; // absolute common folder of the inputs, with a trailing '/'
-  std::string Work; // absolute staging folder, with a trailing '/'
+  std::string Root;                // absolute common folder of the inputs, with a trailing '/'
+  std::string Work;                // absolute staging folder, with a trailing '/'
 };
 
 } // namespace tlc

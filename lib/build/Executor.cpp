@@ -4,8 +4,8 @@
 #include "support/Interrupts.h"
 
 #include <condition_variable>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace tlc {
@@ -96,8 +96,8 @@ private:
 
 } // namespace
 
-std::vector<TaskFailure> executePlan(const BuildPlan& plan, TaskHandler& handler,
-                                     JobSlots& slots, const TaskAnnouncer& announce) {
+std::vector<TaskFailure> executePlan(const BuildPlan& plan, TaskHandler& handler, JobSlots& slots,
+                                     const TaskAnnouncer& announce) {
   return Scheduler(plan, handler, slots, announce).run();
 }
 

@@ -32,7 +32,7 @@ struct TaskFailure {
 using TaskAnnouncer = std::function<void(const Task&)>;
 
 // Runs `plan`; returns the failures in the order they happened (none: everything succeeded).
-std::vector<TaskFailure> executePlan(const BuildPlan& plan, TaskHandler& handler,
-                                     JobSlots& slots, const TaskAnnouncer& announce);
+std::vector<TaskFailure> executePlan(const BuildPlan& plan, TaskHandler& handler, JobSlots& slots,
+                                     const TaskAnnouncer& announce);
 
 } // namespace tlc

@@ -19,7 +19,9 @@
 
 namespace tlc {
 
-bool GpuTarget::ptx() const { return llvm::StringRef(code).starts_with("compute_"); }
+bool GpuTarget::ptx() const {
+  return llvm::StringRef(code).starts_with("compute_");
+}
 
 std::string GpuTarget::gencode() const {
   return "-gencode=arch=" + virtualArch + ",code=" + code;
@@ -45,7 +47,9 @@ bool splitArch(llvm::StringRef name, llvm::StringRef prefix, unsigned& number, c
   return !name.empty() && llvm::all_of(name, llvm::isDigit) && !name.getAsInteger(10, number);
 }
 
-std::string listed(const std::vector<std::string>& names) { return llvm::join(names, ", "); }
+std::string listed(const std::vector<std::string>& names) {
+  return llvm::join(names, ", ");
+}
 
 // Checks an sm_XX or compute_XX name against what this nvcc knows. Arch-specific ('a') and
 // family ('f') variants exist from sm_90 and sm_100 on; nvcc's lists name only the base.
@@ -58,19 +62,22 @@ llvm::Error checkKnown(llvm::StringRef name, const TargetEnvironment& environmen
   const std::vector<std::string>& known = ptx ? environment.virtualArchs : environment.sassArchs;
   std::string base = (ptx ? "compute_" : "sm_") + std::to_string(number);
   bool knownBase = wellFormed && std::find(known.begin(), known.end(), base) != known.end();
-  bool knownVariant = variant == 0 || (variant == 'a' && number >= 90) ||
-                      (variant == 'f' && number >= 100);
+  bool knownVariant =
+      variant == 0 || (variant == 'a' && number >= 90) || (variant == 'f' && number >= 100);
   if (knownBase && knownVariant)
     return llvm::Error::success();
   return usageError(what.str() + " '" + name.str() +
                     "' is not a GPU target this nvcc knows: SASS archs are " +
-                    listed(environment.sassArchs) + " (with an 'a' or 'f' suffix from sm_90 and "
-                    "sm_100 on), PTX archs " + listed(environment.virtualArchs) +
-                    "; also native, all, all-major");
+                    listed(environment.sassArchs) +
+                    " (with an 'a' or 'f' suffix from sm_90 and "
+                    "sm_100 on), PTX archs " +
+                    listed(environment.virtualArchs) + "; also native, all, all-major");
 }
 
 // The virtual arch a real one is compiled from: sm_90a -> compute_90a.
-std::string virtualOf(llvm::StringRef sass) { return "compute_" + sass.drop_front(3).str(); }
+std::string virtualOf(llvm::StringRef sass) {
+  return "compute_" + sass.drop_front(3).str();
+}
 
 // What nvcc -arch=sm_XX means: SASS for sm_XX and PTX for compute_XX.
 void addArchWithPtx(const std::string& sass, std::vector<GpuTarget>& out) {
@@ -96,9 +103,10 @@ llvm::Error expandArch(const std::string& value, const TargetEnvironment& enviro
                        std::vector<GpuTarget>& out) {
   llvm::StringRef name(value);
   if (name == "native") {
-    auto native = environment.nativeArchs ? environment.nativeArchs()
-                                          : llvm::Expected<std::vector<std::string>>(
-                                                usageError("no CUDA driver to ask"));
+    auto native =
+        environment.nativeArchs
+            ? environment.nativeArchs()
+            : llvm::Expected<std::vector<std::string>>(usageError("no CUDA driver to ask"));
     if (!native)
       return usageError("--arch native: " + summarize(native.takeError()).message +
                         "; name the GPUs to build for instead, e.g. --arch sm_90a, or a PTX "
@@ -239,9 +247,9 @@ llvm::Expected<TargetEnvironment> targetEnvironment(const CudaToolkit& toolkit, 
     if (!probe.result)
       failed = llvm::joinErrors(std::move(failed), probe.result.takeError());
     else if (probe.result->exitCode != 0)
-      failed = llvm::joinErrors(std::move(failed),
-                                toolchainError("nvcc " + std::string(probe.flag) + " failed:\n" +
-                                               probe.result->output));
+      failed =
+          llvm::joinErrors(std::move(failed), toolchainError("nvcc " + std::string(probe.flag) +
+                                                             " failed:\n" + probe.result->output));
   }
   if (failed)
     return failed;
@@ -290,8 +298,7 @@ llvm::Expected<std::vector<std::string>> nativeGpuArchs() {
   if (!handle)
     return usageError("this machine has no CUDA driver (" + std::string(dlerror()) + ")");
   llvm::scope_exit closeDriver([&] { dlclose(handle); });
-  auto getProcAddress =
-      reinterpret_cast<GetProcAddress>(dlsym(handle, "cuGetProcAddress_v2"));
+  auto getProcAddress = reinterpret_cast<GetProcAddress>(dlsym(handle, "cuGetProcAddress_v2"));
   Init init = nullptr;
   DeviceGetCount getCount = nullptr;
   DeviceGet get = nullptr;
@@ -306,13 +313,12 @@ llvm::Expected<std::vector<std::string>> nativeGpuArchs() {
   if (result == kNoDevice || (result == 0 && getCount(&count) == 0 && count == 0))
     return usageError("the CUDA driver sees no GPU on this machine");
   if (result != 0)
-    return usageError("the CUDA driver failed to initialise (CUresult " +
-                      std::to_string(result) + ")");
+    return usageError("the CUDA driver failed to initialise (CUresult " + std::to_string(result) +
+                      ")");
   std::vector<std::string> archs;
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     int device = 0, major = 0, minor = 0;
-    if (get(&device, ordinal) != 0 ||
-        getAttribute(&major, kComputeCapabilityMajor, device) != 0 ||
+    if (get(&device, ordinal) != 0 || getAttribute(&major, kComputeCapabilityMajor, device) != 0 ||
         getAttribute(&minor, kComputeCapabilityMinor, device) != 0)
       return usageError("cannot read GPU " + std::to_string(ordinal) + "'s compute capability");
     std::string arch = "sm_" + std::to_string(major) + std::to_string(minor);

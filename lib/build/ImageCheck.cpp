@@ -22,8 +22,7 @@ struct TargetKey {
   unsigned arch = 0;
   bool archSpecific = false;
   bool operator<(const TargetKey& other) const {
-    return std::tie(ptx, arch, archSpecific) <
-           std::tie(other.ptx, other.arch, other.archSpecific);
+    return std::tie(ptx, arch, archSpecific) < std::tie(other.ptx, other.arch, other.archSpecific);
   }
 };
 
@@ -54,7 +53,7 @@ readTargetEntries(const DevicePlan& plan, const std::set<std::string>& fromInput
   for (const ImageContents::Part& part : contents->parts) {
     TargetKey key{part.entry.ptx, part.entry.arch, part.entry.archSpecific};
     if (!part.entry.ptx)
-      key.arch = part.info.sm; // a cubin says its own arch
+      key.arch = part.info.sm;                   // a cubin says its own arch
     std::set<std::string>& entries = byKey[key]; // a part without entries still counts
     for (const ImageEntry& entry : part.info.entries)
       if (!plan.relocatable || fromInputs.count(entry.symbol))
@@ -127,7 +126,8 @@ llvm::Error assignKernelTargets(Module& module, const DevicePlan& plan,
     return internalError(
         "the device image holds kernels Clang did not find in the inputs, for any of the "
         "build's archs (nvcc and Clang saw different code, e.g. under a macro only one of them "
-        "defines):" + listed(undeclared));
+        "defines):" +
+        listed(undeclared));
   for (Kernel& kernel : module.kernels) {
     kernel.targets.clear();
     for (size_t i = 0; i < plan.targets.size(); ++i)

@@ -36,9 +36,8 @@ nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts) {
                         ? "fatbin"
                         : "cubin";
   image["embedded"] = facts.embeddedImage;
-  nlohmann::json outputs = {{"image", image},
-                            {"library", digest(facts.library)},
-                            {"header", digest(facts.header)}};
+  nlohmann::json outputs = {
+      {"image", image}, {"library", digest(facts.library)}, {"header", digest(facts.header)}};
   for (const auto& [role, file] : facts.python)
     outputs[role] = digest(file);
   return {{"schema", "tlc.manifest"},

@@ -27,10 +27,10 @@ struct ManifestFacts {
   std::vector<GpuTarget> targets;    // every entry of the image, SASS and PTX
   std::vector<std::string> commands; // in the order of the build plan
   std::vector<FileDigest> inputs;
-  FileDigest image;                  // NAME.cubin or NAME.fatbin
+  FileDigest image; // NAME.cubin or NAME.fatbin
   bool embeddedImage = true;
-  FileDigest library;                // libNAME.so
-  FileDigest header;                 // NAME.h
+  FileDigest library; // libNAME.so
+  FileDigest header;  // NAME.h
   // With --python, the package's files by role (python_init, ..., python_extension).
   std::vector<std::pair<std::string, FileDigest>> python;
 };

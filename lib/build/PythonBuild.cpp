@@ -7,7 +7,9 @@
 
 namespace tlc {
 
-const char* pythonIncludeDir() { return TLC_PYTHON_INCLUDE_DIR; }
+const char* pythonIncludeDir() {
+  return TLC_PYTHON_INCLUDE_DIR;
+}
 
 PythonPackageFiles pythonPackageFiles(const std::string& name) {
   PythonPackageFiles files;
@@ -23,7 +25,9 @@ PythonPackageFiles pythonPackageFiles(const std::string& name) {
 
 // The name the extension is linked under in the work folder; the build copies it into the
 // package (PythonPackageFiles::extension).
-std::string pythonExtensionWorkName(const std::string& name) { return name + "_ext.abi3.so"; }
+std::string pythonExtensionWorkName(const std::string& name) {
+  return name + "_ext.abi3.so";
+}
 
 PythonPlan planPythonBuild(const PythonBuildOptions& options) {
   PythonPlan plan;

@@ -21,7 +21,8 @@ static std::mutex& outputMutex() {
 }
 
 Progress::Progress(unsigned total, bool quiet)
-    : Total(total), Quiet(quiet), Terminal(stderrIsTerminal()) {}
+    : Total(total), Quiet(quiet), Terminal(stderrIsTerminal()) {
+}
 
 Progress::~Progress() {
   if (Terminal && Shown)
@@ -32,7 +33,8 @@ void Progress::start(const std::string& description) {
   if (Quiet)
     return;
   std::lock_guard<std::mutex> lock(Mutex);
-  std::string line = "[" + std::to_string(++Done) + "/" + std::to_string(Total) + "] " + description;
+  std::string line =
+      "[" + std::to_string(++Done) + "/" + std::to_string(Total) + "] " + description;
   if (Terminal)
     llvm::errs() << "\r" << line << "\x1b[K"; // ninja-style: rewrite the status line
   else

@@ -27,9 +27,15 @@
 
 namespace tlc {
 
-const char* tlcVersion() { return TLC_VERSION; }
-std::string clangVersion() { return CLANG_VERSION_STRING; }
-std::string clangResourceDir() { return TLC_CLANG_RESOURCE_DIR; }
+const char* tlcVersion() {
+  return TLC_VERSION;
+}
+std::string clangVersion() {
+  return CLANG_VERSION_STRING;
+}
+std::string clangResourceDir() {
+  return TLC_CLANG_RESOURCE_DIR;
+}
 
 std::vector<std::string> runtimeArchiveFlags() {
   llvm::SmallVector<llvm::StringRef, 4> flags;
@@ -133,8 +139,7 @@ llvm::Expected<HostCompiler> findHostCompiler() {
   std::string name = cxx && *cxx ? cxx : "c++";
   auto path = findProgram(name);
   if (!path)
-    return toolchainError("host C++ compiler '" + name +
-                          "' not found (set CXX or install g++): " +
+    return toolchainError("host C++ compiler '" + name + "' not found (set CXX or install g++): " +
                           summarize(path.takeError()).message);
   return HostCompiler{*path};
 }

@@ -10,12 +10,12 @@
 namespace tlc {
 
 struct CudaToolkit {
-  std::string root;        // e.g. /usr/local/cuda
-  std::string nvcc;        // root/bin/nvcc
-  std::string fatbinary;   // root/bin/fatbinary
-  std::string includeDir;  // root/include (holds cuda.h)
-  int cudaVersion = 0;     // CUDA_VERSION from cuda.h, e.g. 13000
-  std::string release;     // nvcc's own, from `nvcc --version`, e.g. "13.0.88"
+  std::string root;       // e.g. /usr/local/cuda
+  std::string nvcc;       // root/bin/nvcc
+  std::string fatbinary;  // root/bin/fatbinary
+  std::string includeDir; // root/include (holds cuda.h)
+  int cudaVersion = 0;    // CUDA_VERSION from cuda.h, e.g. 13000
+  std::string release;    // nvcc's own, from `nvcc --version`, e.g. "13.0.88"
 
   std::string versionString() const; // "13.0"
 };

@@ -80,7 +80,9 @@ void CacheKey::addFileIdentity(llvm::StringRef label, const std::string& path) {
                  std::to_string(llvm::sys::toTimeT(status.getLastModificationTime())));
 }
 
-std::string CacheKey::digest() const { return sha256Hex(Material).substr(0, 40); }
+std::string CacheKey::digest() const {
+  return sha256Hex(Material).substr(0, 40);
+}
 
 namespace {
 
@@ -89,7 +91,8 @@ std::string contentHash(const std::string& path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, false, false);
   if (!buffer)
     return "missing";
-  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
+  llvm::XXH128_hash_t hash =
+      llvm::xxh3_128bits(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
   return llvm::utohexstr(hash.high64, true, 16) + llvm::utohexstr(hash.low64, true, 16);
 }
 
@@ -127,7 +130,7 @@ uint64_t folderBytes(const std::string& dir) {
 // Why `path` cannot be trusted as a part of the cache ("" if it can): it must be this user's,
 // of the kind expected, and writable by nobody else.
 std::string distrust(const std::string& path, bool folder) {
-  struct stat status {};
+  struct stat status{};
   if (::lstat(path.c_str(), &status) != 0)
     return "'" + path + "': " + std::strerror(errno);
   if (folder ? !S_ISDIR(status.st_mode) : !S_ISREG(status.st_mode))
@@ -148,7 +151,7 @@ std::string distrust(const std::string& path, bool folder) {
 std::string distrustAncestors(const std::string& dir) {
   for (llvm::StringRef path = llvm::sys::path::parent_path(dir); !path.empty();
        path = llvm::sys::path::parent_path(path)) {
-    struct stat status {};
+    struct stat status{};
     if (::stat(path.str().c_str(), &status) != 0)
       return "'" + path.str() + "': " + std::strerror(errno);
     if (status.st_uid != ::geteuid() && status.st_uid != 0)
@@ -215,7 +218,9 @@ std::pair<uint64_t, uint64_t> parseCounters(llvm::StringRef text) {
 
 } // namespace
 
-std::string dependencyHash(const std::string& path) { return contentHash(path); }
+std::string dependencyHash(const std::string& path) {
+  return contentHash(path);
+}
 
 llvm::Expected<BuildCache> BuildCache::open(const std::string& dir) {
   if (dir.empty())

@@ -39,7 +39,7 @@ llvm::Expected<bool> cacheEnabledByEnvironment();
 class CacheKey {
 public:
   void add(llvm::StringRef label, llvm::StringRef value);
-  llvm::Error addFile(llvm::StringRef label, const std::string& path); // by content
+  llvm::Error addFile(llvm::StringRef label, const std::string& path);  // by content
   void addFileIdentity(llvm::StringRef label, const std::string& path); // path, size, mtime
   std::string digest() const;
 
@@ -48,7 +48,7 @@ private:
 };
 
 struct CachedFile {
-  std::string name;   // as published in OUTDIR
+  std::string name; // as published in OUTDIR
   std::string sha256;
 };
 

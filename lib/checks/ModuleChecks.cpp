@@ -1,10 +1,10 @@
 // Module-wide checks: unique device symbols and launcher names across inputs.
 #include "checks/ModuleChecks.h"
 
-#include "support/Error.h"
+#include "checks/SourceDiagnostics.h"
 #include "model/DerivedFacts.h"
 #include "model/LauncherNames.h"
-#include "checks/SourceDiagnostics.h"
+#include "support/Error.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -45,17 +45,16 @@ static unsigned checkUniqueDefinitions(const std::vector<TranslationUnitFacts>& 
         continue;
       ++errors;
       std::string what = describe(symbol);
-      std::string symbolText = symbol.symbol == symbol.name ? "'" + symbol.symbol + "'"
-                                                            : "'" + symbol.symbol + "' (" +
-                                                                  what + ")";
+      std::string symbolText = symbol.symbol == symbol.name
+                                   ? "'" + symbol.symbol + "'"
+                                   : "'" + symbol.symbol + "' (" + what + ")";
       if (earlier.weak && symbol.weak) {
-        diagnostics.error(symbol.location, "device symbol " + symbolText +
-                                               " has different definitions in " +
-                                               earlier.translationUnit + " and " +
-                                               symbol.translationUnit +
-                                               "; the device linker would keep only one");
-        diagnostics.note(earlier.location, "the definition used by " + earlier.translationUnit +
-                                               " is here");
+        diagnostics.error(symbol.location,
+                          "device symbol " + symbolText + " has different definitions in " +
+                              earlier.translationUnit + " and " + symbol.translationUnit +
+                              "; the device linker would keep only one");
+        diagnostics.note(earlier.location,
+                         "the definition used by " + earlier.translationUnit + " is here");
         continue;
       }
       diagnostics.error(symbol.location, "device symbol " + symbolText + " is defined in both " +
@@ -113,8 +112,7 @@ llvm::Expected<Module> buildModule(std::vector<TranslationUnitFacts> units,
   std::set<std::string> others, libraryTemplates;
   for (const TranslationUnitFacts& unit : units) {
     others.insert(unit.otherEntries.begin(), unit.otherEntries.end());
-    libraryTemplates.insert(unit.libraryKernelTemplates.begin(),
-                            unit.libraryKernelTemplates.end());
+    libraryTemplates.insert(unit.libraryKernelTemplates.begin(), unit.libraryKernelTemplates.end());
     module.deviceSideLaunch |= unit.deviceSideLaunch;
   }
   module.otherEntries.assign(others.begin(), others.end());

@@ -52,7 +52,8 @@ struct SourceDiagnostics::Engine {
 };
 
 SourceDiagnostics::SourceDiagnostics(llvm::raw_ostream& os, bool color)
-    : Impl(std::make_unique<Engine>(os, color)) {}
+    : Impl(std::make_unique<Engine>(os, color)) {
+}
 SourceDiagnostics::~SourceDiagnostics() = default;
 
 void SourceDiagnostics::error(const SourceLocation& at, llvm::StringRef message) {

@@ -20,7 +20,6 @@ public:
   void warning(const SourceLocation& at, llvm::StringRef message);
   void note(const SourceLocation& at, llvm::StringRef message);
 
-
 private:
   struct Engine;
   std::unique_ptr<Engine> Impl;

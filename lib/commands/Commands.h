@@ -21,7 +21,7 @@ namespace tlc {
 struct SourceOptions {
   std::vector<std::string> inputs;
   FrontendOptions frontend;
-  std::string cudaPath; // --cuda-path; else CUDA_PATH, CUDA_HOME, /usr/local/cuda
+  std::string cudaPath;        // --cuda-path; else CUDA_PATH, CUDA_HOME, /usr/local/cuda
   std::string compileCommands; // -p BUILD_DIR or --compile-commands FILE: compile_commands.json
   bool verbose = false;
 };
@@ -51,25 +51,25 @@ struct BuildOptions {
   std::vector<std::string> nvccFlags; // -Xnvcc, repeatable
   // Per input (as named on the command line): nvcc flags from a compilation database.
   std::map<std::string, std::vector<std::string>> inputNvccFlags;
-  std::vector<std::string> entries;   // --entry, repeatable
-  bool externalImage = false;         // --external-image
-  bool emitOnly = false;              // --emit-only
-  bool keepTemps = false;             // --keep-temps
-  std::string templateDir;            // --template-dir; default: <prefix>/share/tlc/templates
-  std::string runtimeLibrary;         // libtlc_runtime.a; default: the installed one
-  bool quiet = false;                 // -q: no progress lines
-  std::string depfile;                // --depfile: Make-style list of every file read
-  std::string depfileTarget;          // --depfile-target; default: OUTDIR/NAME.json
-  std::string compileCommandsOut;     // --compile-commands-out: the parse's flags, for clangd
-  std::vector<std::string> launcher;  // --launcher: run nvcc under this (ccache, sccache)
-  bool noCache = false;               // --no-cache (or TLC_DISABLE_CACHE=1)
+  std::vector<std::string> entries;  // --entry, repeatable
+  bool externalImage = false;        // --external-image
+  bool emitOnly = false;             // --emit-only
+  bool keepTemps = false;            // --keep-temps
+  std::string templateDir;           // --template-dir; default: <prefix>/share/tlc/templates
+  std::string runtimeLibrary;        // libtlc_runtime.a; default: the installed one
+  bool quiet = false;                // -q: no progress lines
+  std::string depfile;               // --depfile: Make-style list of every file read
+  std::string depfileTarget;         // --depfile-target; default: OUTDIR/NAME.json
+  std::string compileCommandsOut;    // --compile-commands-out: the parse's flags, for clangd
+  std::vector<std::string> launcher; // --launcher: run nvcc under this (ccache, sccache)
+  bool noCache = false;              // --no-cache (or TLC_DISABLE_CACHE=1)
   // --remote-storage URL: the cache's remote tier (RemoteStorage.h); "" turns it off. Unset:
   // TLC_REMOTE_STORAGE.
   std::optional<std::string> remoteStorage;
-  unsigned toolTimeout = 3600;        // --tool-timeout: seconds a tool may run; 0: no limit
-  bool python = false;                // --python: also the package NAME/ (docs/python.md)
-  std::string pythonLibrary;          // libtlc_python.a; default: the installed one
-  std::string pythonHelpersDir;       // the helper submodule's files (share/tlc/python)
+  unsigned toolTimeout = 3600;  // --tool-timeout: seconds a tool may run; 0: no limit
+  bool python = false;          // --python: also the package NAME/ (docs/python.md)
+  std::string pythonLibrary;    // libtlc_python.a; default: the installed one
+  std::string pythonHelpersDir; // the helper submodule's files (share/tlc/python)
 };
 
 // `tlc build`: a device image, lib<name>.so, <name>.h and <name>.json in the output folder (and

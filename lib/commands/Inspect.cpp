@@ -20,8 +20,8 @@ llvm::Error runInspect(const InspectOptions& options, llvm::raw_ostream& out) {
     printKernelTable(analysis->module, out);
     return llvm::Error::success();
   }
-  std::string arch = options.sources.frontend.arch.empty() ? defaultArch(*toolkit)
-                                                           : options.sources.frontend.arch;
+  std::string arch =
+      options.sources.frontend.arch.empty() ? defaultArch(*toolkit) : options.sources.frontend.arch;
   ToolVersions versions{tlcVersion(), clangVersion(), toolkit->release};
   // A name that is not UTF-8 (a file name) is printed with replacement characters.
   out << moduleDocument(analysis->module, versions, arch)

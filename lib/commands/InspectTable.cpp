@@ -49,9 +49,8 @@ void printKernelTable(const Module& module, llvm::raw_ostream& out) {
     out << llvm::left_justify("", launcherWidth) << "    " << kernel.location.str() << " | "
         << details(kernel) << "\n";
   }
-  out << module.kernels.size() << (module.kernels.size() == 1 ? " kernel" : " kernels")
-      << " in " << module.inputs.size() << (module.inputs.size() == 1 ? " file" : " files")
-      << "\n";
+  out << module.kernels.size() << (module.kernels.size() == 1 ? " kernel" : " kernels") << " in "
+      << module.inputs.size() << (module.inputs.size() == 1 ? " file" : " files") << "\n";
 }
 
 } // namespace tlc

@@ -74,9 +74,8 @@ bool isPlainName(llvm::StringRef name) {
     return false;
   llvm::SmallVector<llvm::StringRef, 4> parts;
   name.split(parts, '/');
-  return llvm::none_of(parts, [](llvm::StringRef part) {
-    return part.empty() || part == "." || part == "..";
-  });
+  return llvm::none_of(
+      parts, [](llvm::StringRef part) { return part.empty() || part == "." || part == ".."; });
 }
 
 // Every file and folder in `dir` and its subfolders, as paths relative to it. Python's own caches

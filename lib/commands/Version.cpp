@@ -1,7 +1,7 @@
 // `tlc --version`: tlc's, Clang's and the CUDA toolkit's versions.
+#include "build/Toolchain.h"
 #include "commands/Commands.h"
 #include "support/Error.h"
-#include "build/Toolchain.h"
 
 namespace tlc {
 

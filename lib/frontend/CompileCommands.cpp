@@ -39,20 +39,36 @@ void addTargets(const std::vector<std::string>& archs, const std::vector<std::st
     return;
   }
   for (llvm::StringRef arch : archs) {
-    std::string virtualArch = arch.starts_with("sm_") ? "compute_" + arch.drop_front(3).str()
-                                                      : arch.str();
+    std::string virtualArch =
+        arch.starts_with("sm_") ? "compute_" + arch.drop_front(3).str() : arch.str();
     flags.gencodes.push_back("arch=" + virtualArch + ",code=[" + llvm::join(codes, ",") + "]");
   }
 }
 
 // Flags whose next argument is their value, as nvcc spells them.
 bool takesValue(llvm::StringRef flag) {
-  static const char* const flags[] = {"-o",      "-x",         "-MF",      "-MT",
-                                      "-MQ",     "-I",         "-isystem", "-D",
-                                      "-U",      "-include",   "-arch",    "-gencode",
-                                      "-code",   "--std",      "-ccbin",   "--compiler-bindir",
-                                      "-Xcompiler", "-Xptxas", "-Xnvlink", "-Xlinker",
-                                      "--dependency-output", "-odir"};
+  static const char* const flags[] = {"-o",
+                                      "-x",
+                                      "-MF",
+                                      "-MT",
+                                      "-MQ",
+                                      "-I",
+                                      "-isystem",
+                                      "-D",
+                                      "-U",
+                                      "-include",
+                                      "-arch",
+                                      "-gencode",
+                                      "-code",
+                                      "--std",
+                                      "-ccbin",
+                                      "--compiler-bindir",
+                                      "-Xcompiler",
+                                      "-Xptxas",
+                                      "-Xnvlink",
+                                      "-Xlinker",
+                                      "--dependency-output",
+                                      "-odir"};
   return std::find(std::begin(flags), std::end(flags), flag) != std::end(flags);
 }
 
@@ -89,8 +105,8 @@ InputFlags translateNvccCommand(const std::vector<std::string>& command,
 
     // What tlc decides itself: the mode, outputs, dependency files, the language, the targets.
     if (flag == "-c" || flag == "-dc" || flag == "--device-c" || flag == "-rdc" ||
-        flag == "--relocatable-device-code" || flag == "-o" || flag == "-x" ||
-        flag == "-odir" || flag.starts_with("-M") || flag == "--generate-dependencies" ||
+        flag == "--relocatable-device-code" || flag == "-o" || flag == "-x" || flag == "-odir" ||
+        flag.starts_with("-M") || flag == "--generate-dependencies" ||
         flag == "--generate-nonsystem-dependencies" || flag == "--dependency-output" ||
         flag == "--generate-dependencies-with-compile" ||
         flag == "--generate-nonsystem-dependencies-with-compile")

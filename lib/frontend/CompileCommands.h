@@ -18,8 +18,8 @@
 namespace tlc {
 
 struct InputFlags {
-  std::vector<std::string> clang;  // -I, -isystem, -D, -U, -include, -std, with paths absolute
-  std::vector<std::string> nvcc;   // the command without what tlc decides (-c, -o, targets, ...)
+  std::vector<std::string> clang; // -I, -isystem, -D, -U, -include, -std, with paths absolute
+  std::vector<std::string> nvcc;  // the command without what tlc decides (-c, -o, targets, ...)
   // The targets, in tlc's --arch / --gencode language (build/GpuTargets.h): -arch values as
   // they are, -gencode specs as they are, and -arch X -code Y as the gencode it means.
   std::vector<std::string> archs;

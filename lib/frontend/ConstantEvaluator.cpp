@@ -245,10 +245,12 @@ bool ConstantEvaluator::evaluate(llvm::StringRef text, const clang::DeclContext*
       resolved.push_back({Token::Number, token.text, it->second});
       continue;
     }
-    const clang::MacroInfo* macro = Preprocessor.getMacroInfo(Preprocessor.getIdentifierInfo(token.text));
+    const clang::MacroInfo* macro =
+        Preprocessor.getMacroInfo(Preprocessor.getIdentifierInfo(token.text));
     if (macro) {
       if (!macro->isObjectLike()) {
-        error = "'" + token.text + "' is a function-like macro; only object-like macros expand here";
+        error =
+            "'" + token.text + "' is a function-like macro; only object-like macros expand here";
         return false;
       }
       if (++expansions > 64) {
@@ -268,7 +270,8 @@ bool ConstantEvaluator::evaluate(llvm::StringRef text, const clang::DeclContext*
       resolved.push_back({Token::Number, token.text, *constant});
       continue;
     }
-    error = "'" + token.text + "' is not a macro, integer constant or template parameter known here";
+    error =
+        "'" + token.text + "' is not a macro, integer constant or template parameter known here";
     return false;
   }
   return Parser(resolved, error).parse(value);

@@ -2,15 +2,15 @@
 #include "frontend/Extractor.h"
 
 #include "frontend/Annotations.h"
-#include "support/Identifiers.h"
 #include "frontend/ClangDiagnostics.h"
 #include "frontend/ConstantEvaluator.h"
-#include "frontend/TensorMapSpecs.h"
 #include "frontend/ParameterTypes.h"
 #include "frontend/ParseCompat.h"
 #include "frontend/SourceFacts.h"
 #include "frontend/Symbols.h"
+#include "frontend/TensorMapSpecs.h"
 #include "model/EnumTables.h"
+#include "support/Identifiers.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -28,7 +28,8 @@
 namespace tlc {
 namespace {
 
-std::optional<uint64_t> evaluateUnsigned(const clang::Expr* expr, const clang::ASTContext& context) {
+std::optional<uint64_t> evaluateUnsigned(const clang::Expr* expr,
+                                         const clang::ASTContext& context) {
   if (!expr || expr->isValueDependent())
     return std::nullopt;
   auto value = expr->getIntegerConstantExpr(context);
@@ -52,8 +53,7 @@ public:
       if (function->isDependentContext()) {
         rememberTemplate(*function);
         rememberLibraryTemplate(*function);
-      }
-      else if (function->doesThisDeclarationHaveABody() || lostItsBody(*function))
+      } else if (function->doesThisDeclarationHaveABody() || lostItsBody(*function))
         extractKernel(*function);
       return true;
     }
@@ -268,8 +268,8 @@ private:
         return false;
       }
       if (!isCIdentifier(annotation.value)) {
-        Diagnostics.error(annotation.location, "TLC_NAME(\"" + annotation.value +
-                                                   "\") is not a valid C identifier");
+        Diagnostics.error(annotation.location,
+                          "TLC_NAME(\"" + annotation.value + "\") is not a valid C identifier");
         return false;
       }
       if (!kernel.explicitName.empty() && kernel.explicitName != annotation.value) {
@@ -368,8 +368,8 @@ private:
       }
       const char* macro = describe(param.tensorMap->mode).macro;
       for (const std::string& problem : parseTensorMapSpec(*param.tensorMap, evaluate)) {
-        Diagnostics.error(at, std::string(macro) + " of parameter '" + param.name + "': " +
-                                  problem);
+        Diagnostics.error(at,
+                          std::string(macro) + " of parameter '" + param.name + "': " + problem);
         valid = false;
       }
     }

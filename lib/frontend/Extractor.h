@@ -27,8 +27,8 @@ struct TranslationUnitFacts {
   // instances in the image are a library's even where Clang skipped the header body that
   // instantiates them.
   std::vector<std::string> libraryKernelTemplates;
-  std::vector<std::string> filesRead;    // every file Clang opened (inputs and headers)
-  bool deviceSideLaunch = false; // a kernel launched from device code: relocatable code needed
+  std::vector<std::string> filesRead; // every file Clang opened (inputs and headers)
+  bool deviceSideLaunch = false;      // a kernel launched from device code: relocatable code needed
 };
 
 std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,

@@ -6,8 +6,8 @@
 #include "support/Files.h"
 #include "support/Jobserver.h"
 
-#include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/DiagnosticDriver.h"
+#include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -74,8 +74,8 @@ std::vector<std::string> commandLine(const std::string& input, const FrontendOpt
     args.push_back("-Xclang");
     args.push_back("-skip-function-bodies");
   }
-  for (std::string& define : nvccPredefines(toolkit.release, options.relocatable,
-                                            options.nvccFlags))
+  for (std::string& define :
+       nvccPredefines(toolkit.release, options.relocatable, options.nvccFlags))
     args.push_back(std::move(define));
   // A device-side launch (dynamic parallelism) needs relocatable device code in Clang too.
   if (options.relocatable)
@@ -233,8 +233,8 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
   clang::TextDiagnosticPrinter printer(diagnosticsStream, diagnosticOptions);
 
   // The real file system, with the parse's compatibility header laid over it.
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-      llvm::vfs::getRealFileSystem());
+  auto overlay =
+      llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   auto virtualFiles = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   virtualFiles->addFile(parseCompatHeaderPath(), 0,
                         llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));

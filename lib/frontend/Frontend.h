@@ -3,9 +3,9 @@
 // whatever the scheduling.
 #pragma once
 
+#include "build/Toolchain.h"
 #include "frontend/Extractor.h"
 #include "support/Jobs.h"
-#include "build/Toolchain.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -24,7 +24,7 @@ struct FrontendOptions {
   std::vector<std::string> extraArgs;   // after `--`, passed to Clang verbatim
   // Per input (as named on the command line): flags from a compilation database.
   std::map<std::string, std::vector<std::string>> inputArgs;
-  std::string tlcIncludeDir;            // folder holding tlc/annotations.h
+  std::string tlcIncludeDir; // folder holding tlc/annotations.h
   // What nvcc will be given, so the parse sees what nvcc sees (frontend/ParseCompat.h): its
   // flags decide some of its predefined macros, relocatable code another and Clang's -fgpu-rdc.
   std::vector<std::string> nvccFlags;
@@ -54,8 +54,7 @@ std::vector<std::string> editorCommandLine(const std::string& input, const Front
 // `slots`, when given, bounds the parses together with other work; else options.jobs does.
 llvm::Expected<std::vector<TranslationUnitFacts>>
 parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
-            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics,
-            JobSlots* slots = nullptr);
+            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics, JobSlots* slots = nullptr);
 
 // The number of jobs tlc runs at once: `-j`; else make's -jN from MAKEFLAGS; else all hardware
 // threads. Under make's jobserver, jobs beyond the first also need a token (support/Jobserver.h).

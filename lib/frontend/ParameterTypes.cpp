@@ -40,9 +40,15 @@ static bool isGlobalRecordNamed(const clang::RecordDecl* record, llvm::StringRef
          record->getDeclContext()->getRedeclContext()->isTranslationUnit();
 }
 
-static bool isHalf(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "__half"); }
-static bool isBFloat16(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "__nv_bfloat16"); }
-static bool isHalf2(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "__half2"); }
+static bool isHalf(const clang::RecordDecl* r) {
+  return isGlobalRecordNamed(r, "__half");
+}
+static bool isBFloat16(const clang::RecordDecl* r) {
+  return isGlobalRecordNamed(r, "__nv_bfloat16");
+}
+static bool isHalf2(const clang::RecordDecl* r) {
+  return isGlobalRecordNamed(r, "__half2");
+}
 static bool isBFloat162(const clang::RecordDecl* r) {
   return isGlobalRecordNamed(r, "__nv_bfloat162");
 }
@@ -55,20 +61,22 @@ static const char* toolkitHeaderOf(const clang::ASTContext& context, clang::Sour
                                         "texture_types.h", "cuda.h"};
   if (!isInSystemHeader(context, at))
     return nullptr;
-  llvm::StringRef file = context.getSourceManager().getFilename(
-      context.getSourceManager().getFileLoc(at));
+  llvm::StringRef file =
+      context.getSourceManager().getFilename(context.getSourceManager().getFileLoc(at));
   for (const char* header : headers)
     if (file.ends_with(std::string("/") + header))
       return header;
   return nullptr;
 }
-static bool isTensorMap(const clang::RecordDecl* r) { return isGlobalRecordNamed(r, "CUtensorMap_st"); }
+static bool isTensorMap(const clang::RecordDecl* r) {
+  return isGlobalRecordNamed(r, "CUtensorMap_st");
+}
 
 // Typedef names C callers know from <stddef.h>/<stdint.h>; kept as spelled ("typed as declared").
 static bool isStandardTypedef(llvm::StringRef name) {
-  static const char* const names[] = {"size_t",   "ptrdiff_t", "intptr_t", "uintptr_t",
-                                      "int8_t",   "int16_t",   "int32_t",  "int64_t",
-                                      "uint8_t",  "uint16_t",  "uint32_t", "uint64_t"};
+  static const char* const names[] = {"size_t",  "ptrdiff_t", "intptr_t", "uintptr_t",
+                                      "int8_t",  "int16_t",   "int32_t",  "int64_t",
+                                      "uint8_t", "uint16_t",  "uint32_t", "uint64_t"};
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
@@ -299,8 +307,8 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
   clang::QualType type = parameter.getType();
   clang::QualType canonical = type.getCanonicalType();
   out.index = index;
-  out.name = parameter.getName().empty() ? "arg" + std::to_string(index)
-                                         : parameter.getName().str();
+  out.name =
+      parameter.getName().empty() ? "arg" + std::to_string(index) : parameter.getName().str();
   clang::PrintingPolicy policy = typePolicy(Context);
   out.type = type.getAsString(policy);
   out.canonicalType = canonical.getAsString(policy);
@@ -324,8 +332,7 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
   if (canonical->isPointerType()) {
     out.kind = ParamKind::Pointer;
     clang::QualType pointee = canonical->getPointeeType();
-    out.pointer.pointee =
-        type->getPointeeType().getUnqualifiedType().getAsString(policy);
+    out.pointer.pointee = type->getPointeeType().getUnqualifiedType().getAsString(policy);
     out.pointer.pointeeConst = pointee.isConstQualified();
     out.pointer.isRestrict = type.isRestrictQualified();
     out.ctype = toCType(type);
@@ -374,7 +381,8 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
   if (canonical->isBuiltinType()) {
     std::optional<ScalarType> scalar = scalarType(Context, canonical);
     if (!scalar) {
-      why = "'" + out.canonicalType + "' is not a supported scalar (bool, 8-64-bit integers, "
+      why = "'" + out.canonicalType +
+            "' is not a supported scalar (bool, 8-64-bit integers, "
             "float, double, __half, __nv_bfloat16)";
       return false;
     }
@@ -390,7 +398,8 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
       return false;
     }
     if (!canonical.isTriviallyCopyableType(Context)) {
-      why = "'" + out.canonicalType + "' is not trivially copyable, so it cannot be passed "
+      why = "'" + out.canonicalType +
+            "' is not trivially copyable, so it cannot be passed "
             "to a kernel by value";
       return false;
     }
@@ -414,7 +423,8 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
       }
     return true;
   }
-  why = "'" + out.canonicalType + "' is not a pointer, scalar, trivially copyable struct or "
+  why = "'" + out.canonicalType +
+        "' is not a pointer, scalar, trivially copyable struct or "
         "tensor map";
   return false;
 }

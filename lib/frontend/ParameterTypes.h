@@ -25,8 +25,7 @@ public:
       : Context(context), Records(records) {}
 
   // Fills `out` for parameter `index`; on an unsupported type returns false and says why.
-  bool classify(const clang::ParmVarDecl& parameter, unsigned index, Param& out,
-                std::string& why);
+  bool classify(const clang::ParmVarDecl& parameter, unsigned index, Param& out, std::string& why);
 
 private:
   CType toCType(clang::QualType type);

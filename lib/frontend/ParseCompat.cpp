@@ -41,12 +41,13 @@ std::vector<std::string> nvccPredefines(const std::string& release, bool relocat
 }
 
 const std::vector<std::string>& intrinsicsClangLacks() {
-  static const std::vector<std::string> names = {"__ldca", "__ldlu", "__stcg", "__stcs",
-                                                 "__stwb"};
+  static const std::vector<std::string> names = {"__ldca", "__ldlu", "__stcg", "__stcs", "__stwb"};
   return names;
 }
 
-const char* parseCompatHeaderPath() { return "/tlc-parse-compat/tlc_nvcc_compat.h"; }
+const char* parseCompatHeaderPath() {
+  return "/tlc-parse-compat/tlc_nvcc_compat.h";
+}
 
 namespace {
 

@@ -9,7 +9,8 @@
 
 namespace tlc {
 
-SymbolMangler::SymbolMangler(clang::ASTContext& context) : Mangle(context.createMangleContext()) {}
+SymbolMangler::SymbolMangler(clang::ASTContext& context) : Mangle(context.createMangleContext()) {
+}
 SymbolMangler::~SymbolMangler() = default;
 
 std::string SymbolMangler::symbolOf(const clang::NamedDecl& decl) {

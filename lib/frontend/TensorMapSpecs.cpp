@@ -20,8 +20,8 @@ using OobRow = EnumRow<TensorMapOobFill>;
 using InterleaveRow = EnumRow<TensorMapInterleave>;
 
 // Splits on whitespace outside parentheses: "box=(A * 2)x64 dtype=f16" has two items.
-std::vector<std::string> splitTopLevel(llvm::StringRef text, bool (*isSeparator)(llvm::StringRef,
-                                                                                 size_t)) {
+std::vector<std::string> splitTopLevel(llvm::StringRef text,
+                                       bool (*isSeparator)(llvm::StringRef, size_t)) {
   std::vector<std::string> parts;
   std::string current;
   int depth = 0;
@@ -41,7 +41,9 @@ std::vector<std::string> splitTopLevel(llvm::StringRef text, bool (*isSeparator)
   return parts;
 }
 
-bool isSpaceAt(llvm::StringRef text, size_t i) { return llvm::isSpace(text[i]); }
+bool isSpaceAt(llvm::StringRef text, size_t i) {
+  return llvm::isSpace(text[i]);
+}
 
 // An `x` between two list items: after a digit or ')' and before a digit, '(', or a sign.
 // `BMxBK` is therefore one item (a name), which the evaluator rejects with a hint.
@@ -87,8 +89,7 @@ private:
     std::set<std::string> keys = {"dtype", "rank", "elemstrides", "swizzle",
                                   "l2",    "oob",  "interleave"};
     for (const char* key : Tiled ? std::vector<const char*>{"box"}
-                                 : std::vector<const char*>{"lower", "upper", "channels",
-                                                            "pixels"})
+                                 : std::vector<const char*>{"lower", "upper", "channels", "pixels"})
       keys.insert(key);
     return keys;
   }
@@ -205,8 +206,8 @@ private:
     bool interleaved = Interleave && Interleave->value != TensorMapInterleave::None;
     int64_t lowest = Tiled && !interleaved ? 1 : 3;
     if (rank < lowest || rank > 5)
-      problem("rank " + std::to_string(rank) + " is outside " + std::to_string(lowest) +
-              "..5" + (Tiled && interleaved ? " (interleaved layouts need rank 3 or more)" : ""));
+      problem("rank " + std::to_string(rank) + " is outside " + std::to_string(lowest) + "..5" +
+              (Tiled && interleaved ? " (interleaved layouts need rank 3 or more)" : ""));
     Spec.rank = static_cast<unsigned>(std::max<int64_t>(rank, 0));
   }
 
@@ -246,8 +247,7 @@ private:
       if (sixBit)
         allowed.insert(TensorMapSwizzle::B128Atom64B);
       if (!allowed.count(Swizzle->value))
-        problem("dtype=" + std::string(Type->name) + " does not support swizzle=" +
-                Swizzle->name);
+        problem("dtype=" + std::string(Type->name) + " does not support swizzle=" + Swizzle->name);
     }
   }
 
@@ -283,9 +283,9 @@ private:
                 std::to_string(spatial) + " spatial dims");
       for (int64_t offset : *corner)
         if (offset < -limit || offset >= limit)
-          problem(std::string(name) + " corner offset " + std::to_string(offset) +
-                  " is outside " + std::to_string(-limit) + ".." + std::to_string(limit - 1) +
-                  " for rank " + std::to_string(Spec.rank));
+          problem(std::string(name) + " corner offset " + std::to_string(offset) + " is outside " +
+                  std::to_string(-limit) + ".." + std::to_string(limit - 1) + " for rank " +
+                  std::to_string(Spec.rank));
     }
     if (Spec.channels < 1 || Spec.channels > 256)
       problem("channels " + std::to_string(Spec.channels) + " is outside 1..256");

@@ -7,10 +7,8 @@ using Base = CType::Base;
 
 llvm::ArrayRef<ParamKindRow> EnumTable<ParamKind>::rows() {
   static const ParamKindRow rows[] = {
-      {ParamKind::Pointer, "pointer"},
-      {ParamKind::Scalar, "scalar"},
-      {ParamKind::Record, "record"},
-      {ParamKind::TensorMap, "tensor_map"},
+      {ParamKind::Pointer, "pointer"}, {ParamKind::Scalar, "scalar"},
+      {ParamKind::Record, "record"},   {ParamKind::TensorMap, "tensor_map"},
       {ParamKind::Empty, "empty"},
   };
   return rows;
@@ -18,8 +16,8 @@ llvm::ArrayRef<ParamKindRow> EnumTable<ParamKind>::rows() {
 
 llvm::ArrayRef<CTypeBaseRow> EnumTable<Base>::rows() {
   static const CTypeBaseRow rows[] = {
-      {Base::Void, "void"},         {Base::Builtin, "builtin"}, {Base::Half, "half"},
-      {Base::BFloat16, "bfloat16"}, {Base::Record, "record"},   {Base::TensorMap, "tensor_map"},
+      {Base::Void, "void"},         {Base::Builtin, "builtin"},     {Base::Half, "half"},
+      {Base::BFloat16, "bfloat16"}, {Base::Record, "record"},       {Base::TensorMap, "tensor_map"},
       {Base::Half2, "half2"},       {Base::BFloat162, "bfloat162"}, {Base::Toolkit, "toolkit"},
   };
   return rows;
@@ -27,10 +25,10 @@ llvm::ArrayRef<CTypeBaseRow> EnumTable<Base>::rows() {
 
 llvm::ArrayRef<ScalarTypeRow> EnumTable<ScalarType>::rows() {
   static const ScalarTypeRow rows[] = {
-      {ScalarType::Bool, "bool"}, {ScalarType::I8, "i8"},     {ScalarType::U8, "u8"},
-      {ScalarType::I16, "i16"},   {ScalarType::U16, "u16"},   {ScalarType::I32, "i32"},
-      {ScalarType::U32, "u32"},   {ScalarType::I64, "i64"},   {ScalarType::U64, "u64"},
-      {ScalarType::F16, "f16"},   {ScalarType::BF16, "bf16"}, {ScalarType::F32, "f32"},
+      {ScalarType::Bool, "bool"}, {ScalarType::I8, "i8"},       {ScalarType::U8, "u8"},
+      {ScalarType::I16, "i16"},   {ScalarType::U16, "u16"},     {ScalarType::I32, "i32"},
+      {ScalarType::U32, "u32"},   {ScalarType::I64, "i64"},     {ScalarType::U64, "u64"},
+      {ScalarType::F16, "f16"},   {ScalarType::BF16, "bf16"},   {ScalarType::F32, "f32"},
       {ScalarType::F64, "f64"},   {ScalarType::F16x2, "f16x2"}, {ScalarType::BF16x2, "bf16x2"},
   };
   return rows;

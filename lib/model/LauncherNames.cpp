@@ -1,9 +1,9 @@
 // Readable, unique C identifiers for launchers.
 #include "model/LauncherNames.h"
 
+#include "checks/SourceDiagnostics.h"
 #include "frontend/ParameterTypes.h"
 #include "support/Identifiers.h"
-#include "checks/SourceDiagnostics.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
@@ -60,8 +60,7 @@ static std::string overloadSuffix(const Kernel& kernel) {
 
 // A kernel with internal linkage is its input's own: where kernels of several inputs share a
 // name, such a kernel's launcher says which input it comes from (`a_k` for a.cu's static k).
-static std::string inputPrefix(const Kernel& kernel,
-                               const std::vector<const Kernel*>& sameName) {
+static std::string inputPrefix(const Kernel& kernel, const std::vector<const Kernel*>& sameName) {
   if (!kernel.internalLinkage || !kernel.explicitName.empty())
     return "";
   auto inputOf = [](const Kernel& k) {

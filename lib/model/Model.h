@@ -49,7 +49,21 @@ enum class ParamKind { Pointer, Scalar, Record, TensorMap, Empty };
 // A scalar parameter's type; spelled bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64, and
 // f16x2 bf16x2 for __half2 and __nv_bfloat162.
 enum class ScalarType {
-  Bool, I8, U8, I16, U16, I32, U32, I64, U64, F16, BF16, F32, F64, F16x2, BF16x2
+  Bool,
+  I8,
+  U8,
+  I16,
+  U16,
+  I32,
+  U32,
+  I64,
+  U64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  F16x2,
+  BF16x2
 };
 
 struct ScalarInfo {
@@ -100,8 +114,8 @@ enum class TensorMapInterleave { None, B16, B32 };
 // parser, frontend/TensorMapSpecs.h; the raw text is kept so diagnostics can quote it).
 struct TensorMapSpec {
   TensorMapMode mode = TensorMapMode::Tiled;
-  std::string text;        // the annotation string as written
-  SourceLocation location; // of the annotation
+  std::string text;                                   // the annotation string as written
+  SourceLocation location;                            // of the annotation
   TensorMapDataType dtype = TensorMapDataType::UInt8; // required: the parser reports its absence
   unsigned rank = 0;
   std::vector<int64_t> box;         // tiled: box dims, innermost first
@@ -131,9 +145,9 @@ struct Param {
   ParamKind kind = ParamKind::Scalar;
   CType ctype;
   SourceLocation location;
-  PointerInfo pointer;                  // kind == Pointer
-  ScalarInfo scalar;                    // kind == Scalar
-  RecordRef record;                     // kind == Record
+  PointerInfo pointer;                    // kind == Pointer
+  ScalarInfo scalar;                      // kind == Scalar
+  RecordRef record;                       // kind == Record
   std::optional<TensorMapSpec> tensorMap; // kind == TensorMap, once annotated
   std::string cName; // derived: the name generated C code gives it (cParameterName)
 };
@@ -156,7 +170,7 @@ struct Kernel {
   std::string displayName; // with template arguments, e.g. "nn::act::copy_vec<float, 4>"
   std::string symbol;      // exact device symbol: extern "C" name or Itanium mangling
   bool externC = false;
-  bool weak = false;       // an inline definition or a template instantiation (WEAK in the cubin)
+  bool weak = false; // an inline definition or a template instantiation (WEAK in the cubin)
   // Static or in an anonymous namespace: nvcc renames it (per file, and again when compiled
   // relocatable), so `symbol` is Clang's guess until the build takes the image's (the image's
   // symbol table is the truth; build/SymbolResolution.h).
@@ -171,7 +185,7 @@ struct Kernel {
   std::optional<std::array<uint64_t, 3>> clusterDims;
   std::string explicitName; // from TLC_NAME, "" if none
   SourceLocation explicitNameLocation;
-  std::string launcher;     // C identifier of the launcher (NAME_<launcher>), set by naming
+  std::string launcher; // C identifier of the launcher (NAME_<launcher>), set by naming
   std::vector<Param> params;
   std::vector<std::string> translationUnits; // inputs whose parse defined this kernel
   // Derived (model/DerivedFacts.h): its position in Module::kernels, and its tensor maps'
@@ -187,8 +201,8 @@ struct Kernel {
 struct RecordField {
   std::string name;
   CType ctype;
-  uint64_t offset = 0;              // bytes
-  std::vector<uint64_t> arrayDims;  // `float v[2][3]` -> {2, 3}
+  uint64_t offset = 0;             // bytes
+  std::vector<uint64_t> arrayDims; // `float v[2][3]` -> {2, 3}
 };
 
 // A struct passed by value (or pointed to) by some kernel, mirrored in the header as a C struct
@@ -211,9 +225,9 @@ struct DeviceSymbol {
   std::string symbol;
   std::string name; // for messages: qualified C++ name
   Kind kind = Kind::Function;
-  bool weak = false;          // inline, template instantiation: the same definition may repeat
+  bool weak = false; // inline, template instantiation: the same definition may repeat
   SourceLocation location;
-  std::string definitionKey;  // fingerprint of the source text (see SourceFacts.h)
+  std::string definitionKey; // fingerprint of the source text (see SourceFacts.h)
   std::string translationUnit;
 };
 

@@ -111,28 +111,29 @@ json toJson(const Kernel& kernel) {
     bounds = {{"max_threads", kernel.launchBounds->maxThreads},
               {"min_blocks", orNull(kernel.launchBounds->minBlocks)},
               {"max_blocks_per_cluster", orNull(kernel.launchBounds->maxBlocksPerCluster)}};
-  return {{"name", kernel.name},
-          {"display_name", kernel.displayName},
-          {"symbol", kernel.symbol},
-          {"launcher", kernel.launcher},
-          {"extern_c", kernel.externC},
-          {"linkage", kernel.internalLinkage ? "internal" : kernel.weak ? "weak" : "strong"},
-          {"targets", kernel.targets},
-          {"location", toJson(kernel.location)},
-          {"instantiated_at", kernel.instantiatedAt ? toJson(*kernel.instantiatedAt)
-                                                    : json(nullptr)},
-          {"template_args", templateArgs},
-          {"launch_bounds", bounds},
-          {"cluster_dims", orNull(kernel.clusterDims)},
-          {"explicit_name", kernel.explicitName.empty() ? json(nullptr)
-                                                        : json(kernel.explicitName)},
-          {"translation_units", kernel.translationUnits},
-          {"params", params},
-          {"index", kernel.index},
-          {"has_params", !kernel.params.empty()},
-          {"first_tensor_map", kernel.firstTensorMap},
-          {"tensor_map_count", kernel.tensorMapCount},
-          {"has_tensor_maps", kernel.tensorMapCount != 0}};
+  return {
+      {"name", kernel.name},
+      {"display_name", kernel.displayName},
+      {"symbol", kernel.symbol},
+      {"launcher", kernel.launcher},
+      {"extern_c", kernel.externC},
+      {"linkage", kernel.internalLinkage ? "internal"
+                  : kernel.weak          ? "weak"
+                                         : "strong"},
+      {"targets", kernel.targets},
+      {"location", toJson(kernel.location)},
+      {"instantiated_at", kernel.instantiatedAt ? toJson(*kernel.instantiatedAt) : json(nullptr)},
+      {"template_args", templateArgs},
+      {"launch_bounds", bounds},
+      {"cluster_dims", orNull(kernel.clusterDims)},
+      {"explicit_name", kernel.explicitName.empty() ? json(nullptr) : json(kernel.explicitName)},
+      {"translation_units", kernel.translationUnits},
+      {"params", params},
+      {"index", kernel.index},
+      {"has_params", !kernel.params.empty()},
+      {"first_tensor_map", kernel.firstTensorMap},
+      {"tensor_map_count", kernel.tensorMapCount},
+      {"has_tensor_maps", kernel.tensorMapCount != 0}};
 }
 
 json toJson(const Record& record) {
@@ -142,9 +143,10 @@ json toJson(const Record& record) {
                       {"c_type", toJson(field.ctype)},
                       {"offset", field.offset},
                       {"array_dims", field.arrayDims}});
-  return {{"name", record.name},     {"c_name", record.cName}, {"header", record.header},
-          {"location", toJson(record.location)}, {"size", record.size},
-          {"align", record.align},   {"opaque", record.opaque}, {"fields", fields}};
+  return {{"name", record.name},     {"c_name", record.cName},
+          {"header", record.header}, {"location", toJson(record.location)},
+          {"size", record.size},     {"align", record.align},
+          {"opaque", record.opaque}, {"fields", fields}};
 }
 
 json toJson(const Module& module) {

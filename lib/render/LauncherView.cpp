@@ -81,8 +81,7 @@ static std::string targetsMask(const Kernel& kernel, const std::vector<std::stri
   unsigned long long mask = 0;
   for (size_t i = 0; i < targets.size(); ++i)
     if (kernel.targets.empty() || // not checked against an image: every target
-        std::find(kernel.targets.begin(), kernel.targets.end(), targets[i]) !=
-            kernel.targets.end())
+        std::find(kernel.targets.begin(), kernel.targets.end(), targets[i]) != kernel.targets.end())
       mask |= 1ull << i;
   return std::to_string(mask) + "u";
 }

@@ -17,11 +17,10 @@ namespace {
 // keywords (match, case, type, _) can.
 const std::vector<std::string>& pythonKeywordList() {
   static const std::vector<std::string> words = {
-      "False",   "None",     "True",  "and",    "as",     "assert", "async", "await",
-      "break",   "class",    "continue", "def", "del",    "elif",   "else",  "except",
-      "finally", "for",      "from",  "global", "if",     "import", "in",    "is",
-      "lambda",  "nonlocal", "not",   "or",     "pass",   "raise",  "return", "try",
-      "while",   "with",     "yield",
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield",
   };
   return words;
 }
@@ -100,8 +99,7 @@ std::string parameterLines(const Kernel& kernel, const std::vector<std::string>&
       lines += " (its " + std::to_string(param.size) + " bytes)";
       break;
     case ParamKind::TensorMap:
-      lines += " (a tensor of rank " +
-               std::to_string(param.tensorMap ? param.tensorMap->rank : 0) +
+      lines += " (a tensor of rank " + std::to_string(param.tensorMap ? param.tensorMap->rank : 0) +
                "; the launcher encodes the map)";
       break;
     case ParamKind::Scalar:
@@ -182,11 +180,16 @@ nlohmann::json paramView(const Param& param, const std::string& keyword) {
 
 const std::vector<std::string>& pythonLaunchOptions() {
   static const std::vector<std::string> options = {
-      "grid",        "block",
-      "shared_mem",  "stream",
-      "device",      "cluster",
-      "cooperative", "programmatic_dependent_launch",
-      "l2_persist_base", "l2_persist_bytes",
+      "grid",
+      "block",
+      "shared_mem",
+      "stream",
+      "device",
+      "cluster",
+      "cooperative",
+      "programmatic_dependent_launch",
+      "l2_persist_base",
+      "l2_persist_bytes",
       "l2_persist_hit_ratio",
   };
   return options;
@@ -231,11 +234,10 @@ std::vector<std::string> pythonKeywords(const Kernel& kernel) {
 // itself, are not arguments.
 Kernel withoutEmptyParams(const Kernel& kernel) {
   Kernel visible = kernel;
-  visible.params.erase(std::remove_if(visible.params.begin(), visible.params.end(),
-                                      [](const Param& param) {
-                                        return param.kind == ParamKind::Empty;
-                                      }),
-                       visible.params.end());
+  visible.params.erase(
+      std::remove_if(visible.params.begin(), visible.params.end(),
+                     [](const Param& param) { return param.kind == ParamKind::Empty; }),
+      visible.params.end());
   return visible;
 }
 

@@ -25,8 +25,8 @@ static std::string joinStandaloneTags(llvm::StringRef text) {
     auto [line, rest] = text.split('\n');
     bool hadNewline = text.size() > line.size();
     llvm::StringRef trimmed = line.trim();
-    bool standalone = trimmed.starts_with("{{") && trimmed.ends_with("}}") &&
-                      trimmed.size() > 4 && llvm::StringRef("#^/!").contains(trimmed[2]) &&
+    bool standalone = trimmed.starts_with("{{") && trimmed.ends_with("}}") && trimmed.size() > 4 &&
+                      llvm::StringRef("#^/!").contains(trimmed[2]) &&
                       trimmed.drop_front(2).find("{{") == llvm::StringRef::npos;
     if (standalone)
       out += trimmed.str();

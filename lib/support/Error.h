@@ -45,8 +45,12 @@ private:
 inline llvm::Error makeError(ExitCode code, const llvm::Twine& message) {
   return llvm::make_error<ToolError>(code, message.str());
 }
-inline llvm::Error inputError(const llvm::Twine& m) { return makeError(ExitCode::InputError, m); }
-inline llvm::Error usageError(const llvm::Twine& m) { return makeError(ExitCode::UsageError, m); }
+inline llvm::Error inputError(const llvm::Twine& m) {
+  return makeError(ExitCode::InputError, m);
+}
+inline llvm::Error usageError(const llvm::Twine& m) {
+  return makeError(ExitCode::UsageError, m);
+}
 inline llvm::Error toolchainError(const llvm::Twine& m) {
   return makeError(ExitCode::ToolchainError, m);
 }

@@ -5,8 +5,8 @@
 #include "support/Interrupts.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -44,7 +44,7 @@ bool lockStillLinked(int fd) {
   while (::flock(fd, LOCK_EX) != 0)
     if (errno != EINTR)
       return false;
-  struct stat status {};
+  struct stat status{};
   return ::fstat(fd, &status) == 0 && status.st_nlink > 0;
 }
 
@@ -91,7 +91,7 @@ std::error_code writeAll(int fd, const char* data, size_t size) {
 // Where writing `path` must go: through a symbolic link to the file it names. A path that names
 // something other than a file (a folder, /dev/null) is refused: a rename would replace it.
 llvm::Expected<std::string> writablePath(const std::string& path) {
-  struct stat status {};
+  struct stat status{};
   if (::lstat(path.c_str(), &status) != 0)
     return path; // a new file
   std::string resolved = path;
@@ -204,9 +204,8 @@ std::string absolutePath(const std::string& path) {
   llvm::sys::fs::make_absolute(absolute);
   // "a/link/../b" is not "a/b" when `link` is a symbolic link (Clang names GCC's headers as
   // /usr/lib/gcc/.../../../../include/c++/12 and /lib links to usr/lib): ask the file system.
-  bool hasDotDot = llvm::is_contained(llvm::make_range(llvm::sys::path::begin(absolute),
-                                                       llvm::sys::path::end(absolute)),
-                                      "..");
+  bool hasDotDot = llvm::is_contained(
+      llvm::make_range(llvm::sys::path::begin(absolute), llvm::sys::path::end(absolute)), "..");
   llvm::SmallString<256> real;
   if (hasDotDot && !llvm::sys::fs::real_path(absolute, real))
     return real.str().str();
@@ -253,7 +252,7 @@ void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
       continue;
-    struct stat status {};
+    struct stat status{};
     // Only what this user made: another user's leftovers are theirs to remove.
     bool ours = ::fstat(fd, &status) == 0 && status.st_uid == ::geteuid() &&
                 (S_ISDIR(status.st_mode) || S_ISREG(status.st_mode));

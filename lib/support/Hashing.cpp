@@ -14,7 +14,8 @@ std::string sha256Hex(llvm::StringRef data) {
 }
 
 llvm::Expected<std::string> sha256OfFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  auto buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)
     return inputError("cannot read '" + path + "': " + buffer.getError().message());
   return sha256Hex((*buffer)->getBuffer());

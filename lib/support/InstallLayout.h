@@ -1,7 +1,7 @@
 // Where tlc's data lives relative to its binary: <prefix>/bin/tlc, <prefix>/share/tlc/templates,
-// <prefix>/include/tlc/{annotations,launcher,runtime,python}.h, <prefix>/<libdir>/tlc/libtlc_runtime.a
-// and libtlc_python.a, <prefix>/share/tlc/python/tlc (the Python packages' helper submodule).
-// The build tree mirrors this layout.
+// <prefix>/include/tlc/{annotations,launcher,runtime,python}.h,
+// <prefix>/<libdir>/tlc/libtlc_runtime.a and libtlc_python.a, <prefix>/share/tlc/python/tlc (the
+// Python packages' helper submodule). The build tree mirrors this layout.
 #pragma once
 
 #include <string>

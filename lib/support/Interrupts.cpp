@@ -51,7 +51,7 @@ void installProcessHandlers() {
       continue;
     if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL)
       continue;
-    struct sigaction action {};
+    struct sigaction action{};
     action.sa_handler = endOnInterrupt;
     sigemptyset(&action.sa_mask);
     for (int other : Signals) // one handler at a time: the cleanups run once
@@ -160,15 +160,14 @@ llvm::Error interruptedError() {
   if (!signal)
     return llvm::Error::success();
   return makeError(static_cast<ExitCode>(exitCodeFor(signal)),
-                   std::string("interrupted by ") + signalName(signal) +
-                       "; nothing was published");
+                   std::string("interrupted by ") + signalName(signal) + "; nothing was published");
 }
 
 InterruptScope::InterruptScope() {
   if (::pipe2(WakePipe, O_CLOEXEC) != 0)
     return; // no watcher: signals then end tlc the default way
   Watcher = std::thread(watch);
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = onSignal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;

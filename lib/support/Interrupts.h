@@ -1,10 +1,10 @@
-// Stopping a build on SIGINT, SIGTERM, SIGHUP or SIGQUIT. While an InterruptScope lives, the first signal is
-// recorded, every child process group tlc started is terminated (support/Process.h) and no new
-// one starts; the build then unwinds through its ordinary error path, removing what it made, and
-// tlc exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM). Work that cannot be stopped (the in-process Clang
-// parse) gets a grace period: if the build has not unwound by then, or a second signal comes,
-// the paths registered as Temporaries are removed and the process exits at once, with the same
-// code.
+// Stopping a build on SIGINT, SIGTERM, SIGHUP or SIGQUIT. While an InterruptScope lives, the first
+// signal is recorded, every child process group tlc started is terminated (support/Process.h) and
+// no new one starts; the build then unwinds through its ordinary error path, removing what it made,
+// and tlc exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM). Work that cannot be
+// stopped (the in-process Clang parse) gets a grace period: if the build has not unwound by then,
+// or a second signal comes, the paths registered as Temporaries are removed and the process exits
+// at once, with the same code.
 #pragma once
 
 #include "llvm/Support/Error.h"

@@ -11,7 +11,9 @@
 
 namespace tlc {
 
-bool stderrIsTerminal() { return ::isatty(STDERR_FILENO) == 1; }
+bool stderrIsTerminal() {
+  return ::isatty(STDERR_FILENO) == 1;
+}
 
 bool stderrWantsColor() {
   // https://no-color.org: any non-empty value disables color.

@@ -32,8 +32,8 @@ typedef struct tlc_dlpack_versioned {
 /* What an array argument says about itself. The layout is read only for tensor maps. */
 typedef struct array_view {
   unsigned long long address;
-  int device;    /* -1: the array does not say */
-  int read_only; /* the producer says it must not be written */
+  int device;     /* -1: the array does not say */
+  int read_only;  /* the producer says it must not be written */
   int has_stream; /* __cuda_array_interface__ named the stream its data is ready on */
   CUstream stream;
   int ndim;
@@ -128,8 +128,9 @@ static void compact_strides(array_view* view) {
 static int read_layout_tuple(const tlc_py_where* where, PyObject* shape, PyObject* strides,
                              long long stride_scale, array_view* view) {
   if (!PyTuple_Check(shape) || (strides && !PyTuple_Check(strides)))
-    return tlc_py_argument_error(PyExc_TypeError, where, "has a shape or strides that are not "
-                                                         "tuples");
+    return tlc_py_argument_error(PyExc_TypeError, where,
+                                 "has a shape or strides that are not "
+                                 "tuples");
   Py_ssize_t ndim = PyTuple_Size(shape);
   if (ndim > MAX_RANK || (strides && PyTuple_Size(strides) != ndim))
     return tlc_py_argument_error(PyExc_ValueError, where,
@@ -160,8 +161,8 @@ static int call_for_int(PyObject* object, PyObject* method, long long* value) {
   return *value == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
-static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                      int layout, array_view* view) {
+static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int layout,
+                      array_view* view) {
   long long device = 0;
   if (call_for_int(object, state->strings.get_device, &device) < 0)
     return -1;
@@ -182,8 +183,8 @@ static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* 
     return -1;
   view->itemsize = (unsigned)itemsize;
   PyObject* shape = PyObject_GetAttr(object, state->strings.shape);
-  PyObject* strides = shape ? PyObject_CallMethodObjArgs(object, state->strings.stride, NULL)
-                            : NULL;
+  PyObject* strides =
+      shape ? PyObject_CallMethodObjArgs(object, state->strings.stride, NULL) : NULL;
   result = shape && strides ? read_layout_tuple(where, shape, strides, itemsize, view) : -1;
   Py_XDECREF(shape);
   Py_XDECREF(strides);
@@ -213,9 +214,8 @@ static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObje
   if (!interface)
     return -1;
   int result = -1;
-  PyObject* data = PyDict_Check(interface)
-                       ? PyDict_GetItemWithError(interface, state->strings.data)
-                       : NULL;
+  PyObject* data =
+      PyDict_Check(interface) ? PyDict_GetItemWithError(interface, state->strings.data) : NULL;
   if (!data || !PyTuple_Check(data) || PyTuple_Size(data) != 2) {
     if (!PyErr_Occurred())
       tlc_py_argument_error(PyExc_TypeError, where,
@@ -249,8 +249,8 @@ static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObje
     goto done;
   if (layout) {
     PyObject* typestr = PyDict_GetItemWithError(interface, state->strings.typestr);
-    const char* text = typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8AndSize(typestr, NULL)
-                                                         : NULL;
+    const char* text =
+        typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8AndSize(typestr, NULL) : NULL;
     long itemsize = text && strlen(text) > 2 ? strtol(text + 2, NULL, 10) : 0;
     if (itemsize <= 0) {
       if (!PyErr_Occurred())
@@ -284,8 +284,8 @@ static PyObject* export_dlpack(tlc_py_state* state, PyObject* object, PyObject* 
   if (!method)
     return NULL;
   PyObject* empty = PyTuple_New(0);
-  PyObject* keywords = Py_BuildValue("{OOO(ii)}", state->strings.stream, stream,
-                                     state->strings.max_version, 1, 0);
+  PyObject* keywords =
+      Py_BuildValue("{OOO(ii)}", state->strings.stream, stream, state->strings.max_version, 1, 0);
   PyObject* capsule = empty && keywords ? PyObject_Call(method, empty, keywords) : NULL;
   if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) {
     PyErr_Clear();
@@ -298,8 +298,8 @@ static PyObject* export_dlpack(tlc_py_state* state, PyObject* object, PyObject* 
   return capsule;
 }
 
-static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                       int layout, const tlc_py_defaults* defaults, array_view* view) {
+static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int layout,
+                       const tlc_py_defaults* defaults, array_view* view) {
   PyObject* stream;
   if (defaults->stream_known)
     /* DLPack spells the legacy default stream 1 (0 is ambiguous there). */
@@ -415,8 +415,8 @@ static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* 
   return apply_defaults(state, where, kind, view, defaults, first);
 }
 
-int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                   int writable, tlc_py_defaults* defaults, void** address) {
+int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,
+                   tlc_py_defaults* defaults, void** address) {
   unsigned long long value = 0;
   if (PyLong_CheckExact(object)) { /* an address as is */
     if (unsigned_of(where, object, &value) < 0)

@@ -56,7 +56,7 @@ typedef struct tlc_py_strings {
 
 typedef struct tlc_py_state {
   const tlc_py_module* module;
-  PyObject* error; /* NAME.tlc.Error */
+  PyObject* error;     /* NAME.tlc.Error */
   PyObject** keywords; /* every launcher's parameter keywords, launcher after launcher */
   int* first_keyword;  /* per launcher: its first entry in `keywords` */
   PyObject* options[OPTION_COUNT];
@@ -74,11 +74,11 @@ typedef struct tlc_py_state {
 /* Which device and stream a launch uses when the caller does not say: those of its first array
    argument (docs/python.md). */
 typedef struct tlc_py_defaults {
-  int device;         /* -1 until known */
-  int device_given;   /* device= was passed: arrays on another device are refused */
-  int stream_known;   /* stream= was passed, or the first array said */
-  int array_seen;     /* an array argument came before: it decided what arrays decide */
-  CUstream stream;    /* NULL: the legacy default stream of the device's context */
+  int device;       /* -1 until known */
+  int device_given; /* device= was passed: arrays on another device are refused */
+  int stream_known; /* stream= was passed, or the first array said */
+  int array_seen;   /* an array argument came before: it decided what arrays decide */
+  CUstream stream;  /* NULL: the legacy default stream of the device's context */
 } tlc_py_defaults;
 
 /* Where a message's argument is: the launcher and what is converted. */
@@ -92,8 +92,8 @@ tlc_py_state* tlc_py_state_of(PyObject* module);
 
 /* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it) and a
    tensor-map argument's tensor; both apply what the first array decides (tlc_py_defaults). */
-int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                   int writable, tlc_py_defaults* defaults, void** address);
+int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,
+                   tlc_py_defaults* defaults, void** address);
 int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor);
 
@@ -109,8 +109,7 @@ int tlc_py_half_bits(double value, uint16_t* bits);
 int tlc_py_bfloat16_bits(double value, uint16_t* bits);
 
 /* Errors: "launcher(): argument 'x' (float*) " + the message. Always returns -1. */
-int tlc_py_argument_error(PyObject* exception, const tlc_py_where* where, const char* format,
-                          ...);
+int tlc_py_argument_error(PyObject* exception, const tlc_py_where* where, const char* format, ...);
 /* The qualified name of `object`'s type, for messages (a new reference, never NULL). */
 PyObject* tlc_py_type_name(PyObject* object);
 

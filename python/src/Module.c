@@ -7,14 +7,21 @@
 #include <stdarg.h>
 
 const char* const tlc_py_option_names[OPTION_COUNT] = {
-    "grid",          "block",        "shared_mem",
-    "stream",        "device",       "cluster",
-    "cooperative",   "programmatic_dependent_launch",
-    "l2_persist_base", "l2_persist_bytes", "l2_persist_hit_ratio",
+    "grid",
+    "block",
+    "shared_mem",
+    "stream",
+    "device",
+    "cluster",
+    "cooperative",
+    "programmatic_dependent_launch",
+    "l2_persist_base",
+    "l2_persist_bytes",
+    "l2_persist_hit_ratio",
 };
 
 static const char* const kKindNames[] = {"pointer", "scalar", "record", "tensor_map"};
-static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16", "u16", "i32", "u32",
+static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16",  "u16", "i32", "u32",
                                            "i64",  "u64", "f16", "bf16", "f32", "f64"};
 
 tlc_py_state* tlc_py_state_of(PyObject* module) {
@@ -40,8 +47,7 @@ PyObject* tlc_py_type_name(PyObject* object) {
   return result;
 }
 
-int tlc_py_argument_error(PyObject* exception, const tlc_py_where* where, const char* format,
-                          ...) {
+int tlc_py_argument_error(PyObject* exception, const tlc_py_where* where, const char* format, ...) {
   va_list args;
   va_start(args, format);
   PyObject* detail = PyUnicode_FromFormatV(format, args);
@@ -72,8 +78,7 @@ static PyObject* raise_status(tlc_py_state* state, tlc_status status) {
   PyObject* code = PyLong_FromLong((long)status);
   PyObject* status_name = PyUnicode_FromString(name);
   PyObject* message_text = PyUnicode_FromString(message);
-  if (code && status_name && message_text &&
-      PyObject_SetAttrString(error, "status", code) == 0 &&
+  if (code && status_name && message_text && PyObject_SetAttrString(error, "status", code) == 0 &&
       PyObject_SetAttrString(error, "status_name", status_name) == 0 &&
       PyObject_SetAttrString(error, "message", message_text) == 0)
     PyErr_SetObject(state->error, error);
@@ -98,20 +103,16 @@ static PyObject* call_load(PyObject* self, PyObject* args) {
     return NULL;
   tlc_py_state* state = tlc_py_state_of(self);
   tlc_status status;
-  Py_BEGIN_ALLOW_THREADS
-  status = state->module->load(device);
-  Py_END_ALLOW_THREADS
-  return tlc_py_finish(self, status);
+  Py_BEGIN_ALLOW_THREADS status = state->module->load(device);
+  Py_END_ALLOW_THREADS return tlc_py_finish(self, status);
 }
 
 static PyObject* call_unload(PyObject* self, PyObject* args) {
   (void)args;
   tlc_py_state* state = tlc_py_state_of(self);
   tlc_status status;
-  Py_BEGIN_ALLOW_THREADS
-  status = state->module->unload();
-  Py_END_ALLOW_THREADS
-  return tlc_py_finish(self, status);
+  Py_BEGIN_ALLOW_THREADS status = state->module->unload();
+  Py_END_ALLOW_THREADS return tlc_py_finish(self, status);
 }
 
 static PyObject* call_image_target(PyObject* self, PyObject* args) {
@@ -121,11 +122,8 @@ static PyObject* call_image_target(PyObject* self, PyObject* args) {
   tlc_py_state* state = tlc_py_state_of(self);
   const char* target = NULL;
   tlc_status status;
-  Py_BEGIN_ALLOW_THREADS
-  status = state->module->image_target(device, &target);
-  Py_END_ALLOW_THREADS
-  if (status != TLC_SUCCESS)
-    return tlc_py_finish(self, status);
+  Py_BEGIN_ALLOW_THREADS status = state->module->image_target(device, &target);
+  Py_END_ALLOW_THREADS if (status != TLC_SUCCESS) return tlc_py_finish(self, status);
   return PyUnicode_FromString(target ? target : "");
 }
 
@@ -178,7 +176,14 @@ static void free_state(void* module) {
 
 /* Each extension links its own copy of this library, so this definition is its module's. */
 static PyModuleDef gDefinition = {
-    PyModuleDef_HEAD_INIT, NULL, NULL, sizeof(tlc_py_state), kModuleApi, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    NULL,
+    NULL,
+    sizeof(tlc_py_state),
+    kModuleApi,
+    NULL,
+    NULL,
+    NULL,
     free_state,
 };
 
@@ -246,10 +251,10 @@ static PyObject* parameter_table(const tlc_py_launcher* launcher) {
   PyObject* table = PyTuple_New(launcher->param_count);
   for (int p = 0; table && p < launcher->param_count; ++p) {
     const tlc_py_param* param = &launcher->params[p];
-    PyObject* row = Py_BuildValue(
-        "(sssOs)", param->name, kKindNames[param->kind], param->type,
-        param->writable ? Py_True : Py_False,
-        param->kind == TLC_PY_SCALAR ? kScalarNames[param->scalar] : NULL);
+    PyObject* row =
+        Py_BuildValue("(sssOs)", param->name, kKindNames[param->kind], param->type,
+                      param->writable ? Py_True : Py_False,
+                      param->kind == TLC_PY_SCALAR ? kScalarNames[param->scalar] : NULL);
     if (!row || PyTuple_SetItem(table, p, row) < 0) {
       Py_DECREF(table);
       return NULL;

@@ -24,9 +24,8 @@ static int duplicate(const char* launcher, PyObject* name) {
 }
 
 /* Matches the call's arguments to parameters (`arguments`) and options (`options`). */
-static int match_arguments(tlc_py_state* state, int index, PyObject* const* args,
-                           Py_ssize_t nargs, PyObject* kwnames, PyObject** arguments,
-                           PyObject** options) {
+static int match_arguments(tlc_py_state* state, int index, PyObject* const* args, Py_ssize_t nargs,
+                           PyObject* kwnames, PyObject** arguments, PyObject** options) {
   const tlc_py_launcher* launcher = &state->module->launchers[index];
   int count = launcher->param_count;
   if (nargs > count) {
@@ -54,8 +53,8 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
     }
     int o = find_keyword(state->options, OPTION_COUNT, name);
     if (o < 0) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
-                   launcher->name, name);
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", launcher->name,
+                   name);
       return -1;
     }
     if (options[o])
@@ -70,8 +69,8 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
     }
   for (int o = OPTION_GRID; o <= OPTION_BLOCK; ++o)
     if (!options[o]) {
-      PyErr_Format(PyExc_TypeError, "%s() missing required keyword argument '%s'",
-                   launcher->name, tlc_py_option_names[o]);
+      PyErr_Format(PyExc_TypeError, "%s() missing required keyword argument '%s'", launcher->name,
+                   tlc_py_option_names[o]);
       return -1;
     }
   return 0;
@@ -83,8 +82,8 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
 static int parse_dim3(const tlc_py_where* where, PyObject* value, unsigned int out[3]) {
   out[0] = out[1] = out[2] = 1;
   unsigned long long dim = 0;
-  if (PyLong_Check(value) || (!PyTuple_Check(value) && !PyList_Check(value) &&
-                              PyIndex_Check(value))) {
+  if (PyLong_Check(value) ||
+      (!PyTuple_Check(value) && !PyList_Check(value) && PyIndex_Check(value))) {
     if (tlc_py_unsigned(where, value, 0xFFFFFFFFull, &dim) < 0)
       return -1;
     out[0] = (unsigned int)dim;
@@ -93,15 +92,14 @@ static int parse_dim3(const tlc_py_where* where, PyObject* value, unsigned int o
   int tuple = PyTuple_Check(value);
   if (!tuple && !PyList_Check(value)) {
     PyObject* type = tlc_py_type_name(value);
-    tlc_py_argument_error(PyExc_TypeError, where,
-                          "takes an int or a tuple of 1 to 3 ints, not %U", type);
+    tlc_py_argument_error(PyExc_TypeError, where, "takes an int or a tuple of 1 to 3 ints, not %U",
+                          type);
     Py_DECREF(type);
     return -1;
   }
   Py_ssize_t size = tuple ? PyTuple_Size(value) : PyList_Size(value);
   if (size < 1 || size > 3)
-    return tlc_py_argument_error(PyExc_ValueError, where, "takes 1 to 3 dimensions, not %zd",
-                                 size);
+    return tlc_py_argument_error(PyExc_ValueError, where, "takes 1 to 3 dimensions, not %zd", size);
   for (Py_ssize_t i = 0; i < size; ++i) {
     PyObject* item = tuple ? PyTuple_GetItem(value, i) : PyList_GetItem(value, i);
     if (!item || tlc_py_unsigned(where, item, 0xFFFFFFFFull, &dim) < 0)
@@ -246,9 +244,8 @@ static int parse_options(tlc_py_state* state, const char* launcher, PyObject** o
 
 /* ---- the call --------------------------------------------------------------------------- */
 
-static int convert_argument(tlc_py_state* state, const char* launcher,
-                            const tlc_py_param* param, PyObject* object, tlc_py_value* value,
-                            tlc_py_defaults* defaults) {
+static int convert_argument(tlc_py_state* state, const char* launcher, const tlc_py_param* param,
+                            PyObject* object, tlc_py_value* value, tlc_py_defaults* defaults) {
   tlc_py_where where = {launcher, param->name, param->type};
   switch (param->kind) {
   case TLC_PY_POINTER:

@@ -8,9 +8,9 @@
 #include <math.h>
 #include <string.h>
 
-static const char* const kScalarTypeNames[] = {
-    "bool",  "int8", "uint8",   "int16",    "uint16",  "int32",   "uint32",
-    "int64", "uint64", "float16", "bfloat16", "float32", "float64"};
+static const char* const kScalarTypeNames[] = {"bool",     "int8",    "uint8",  "int16",  "uint16",
+                                               "int32",    "uint32",  "int64",  "uint64", "float16",
+                                               "bfloat16", "float32", "float64"};
 
 static int wrong_type(const tlc_py_where* where, const char* expected, PyObject* object) {
   PyObject* type = tlc_py_type_name(object);
@@ -58,11 +58,11 @@ static int integer_in_range(const tlc_py_where* where, PyObject* object, long lo
   }
   if (!ok) {
     if (min < 0)
-      tlc_py_argument_error(PyExc_OverflowError, where, "= %S is out of range (%lld..%llu)",
-                            number, min, max);
+      tlc_py_argument_error(PyExc_OverflowError, where, "= %S is out of range (%lld..%llu)", number,
+                            min, max);
     else
-      tlc_py_argument_error(PyExc_OverflowError, where, "= %S is out of range (0..%llu)",
-                            number, max);
+      tlc_py_argument_error(PyExc_OverflowError, where, "= %S is out of range (0..%llu)", number,
+                            max);
     Py_DECREF(number);
     return -1;
   }
@@ -95,7 +95,7 @@ static long long round_to_format(double magnitude, int fraction, int bias) {
     exponent = smallest; /* subnormal: the fraction has no implicit one */
   long long significand = (long long)rint(ldexp(magnitude, fraction - exponent));
   if (exponent == smallest && significand < (1LL << fraction))
-    return significand; /* subnormal or zero: exponent field 0 */
+    return significand;                         /* subnormal or zero: exponent field 0 */
   if (significand == (1LL << (fraction + 1))) { /* rounded up to the next power of two */
     significand >>= 1;
     exponent += 1;
@@ -123,9 +123,13 @@ static int to_bits(double value, int fraction, int bias, uint16_t* bits) {
   return 0;
 }
 
-int tlc_py_half_bits(double value, uint16_t* bits) { return to_bits(value, 10, 15, bits); }
+int tlc_py_half_bits(double value, uint16_t* bits) {
+  return to_bits(value, 10, 15, bits);
+}
 
-int tlc_py_bfloat16_bits(double value, uint16_t* bits) { return to_bits(value, 7, 127, bits); }
+int tlc_py_bfloat16_bits(double value, uint16_t* bits) {
+  return to_bits(value, 7, 127, bits);
+}
 
 /* ---- scalars ---------------------------------------------------------------------------- */
 
@@ -150,8 +154,7 @@ static int as_bool(const tlc_py_where* where, PyObject* object, bool* value) {
   return 0;
 }
 
-static int as_float(const tlc_py_where* where, int scalar, PyObject* object,
-                    tlc_py_value* value) {
+static int as_float(const tlc_py_where* where, int scalar, PyObject* object, tlc_py_value* value) {
   double number = 0;
   if (as_double(where, object, &number) < 0)
     return -1;
@@ -180,8 +183,7 @@ static int as_float(const tlc_py_where* where, int scalar, PyObject* object,
                                kScalarTypeNames[scalar]);
 }
 
-int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object,
-                  tlc_py_value* value) {
+int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object, tlc_py_value* value) {
   long long s = 0;
   unsigned long long u = 0;
   switch (scalar) {
@@ -233,8 +235,8 @@ int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object,
   case TLC_PY_F64:
     return as_float(where, scalar, object, value);
   }
-  PyErr_Format(PyExc_SystemError, "%s(): argument '%s' has an unknown scalar type",
-               where->launcher, where->argument);
+  PyErr_Format(PyExc_SystemError, "%s(): argument '%s' has an unknown scalar type", where->launcher,
+               where->argument);
   return -1;
 }
 
@@ -254,8 +256,8 @@ int tlc_py_record(const tlc_py_where* where, unsigned size, PyObject* object, vo
   Py_ssize_t length = 0;
   int result = PyBytes_AsStringAndSize(bytes, &data, &length);
   if (result == 0 && (size_t)length != size)
-    result = tlc_py_argument_error(PyExc_ValueError, where,
-                                   "takes the struct's %u bytes, not %zd", size, length);
+    result = tlc_py_argument_error(PyExc_ValueError, where, "takes the struct's %u bytes, not %zd",
+                                   size, length);
   if (result == 0)
     memcpy(storage, data, size);
   Py_DECREF(bytes);

@@ -9,7 +9,9 @@ tlc_status load(Module& module, int device) {
   return activate(module, device, active);
 }
 
-tlc_status unload(Module& module) { return unloadModule(module); }
+tlc_status unload(Module& module) {
+  return unloadModule(module);
+}
 
 tlc_status imageTarget(Module& module, int device, const char** target) {
   if (!target)

@@ -84,8 +84,7 @@ tlc_status resolve(void* handle, const char* path, const char* module, Driver& d
                                      CU_GET_PROC_ADDRESS_DEFAULT, &found);
     if (result != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || !*entryPoint.slot)
       return fail(TLC_ERROR_NO_DRIVER, "%s: the CUDA driver in %s lacks %s (CUDA %d.%d)", module,
-                  path, entryPoint.name, entryPoint.version / 1000,
-                  entryPoint.version % 1000 / 10);
+                  path, entryPoint.name, entryPoint.version / 1000, entryPoint.version % 1000 / 10);
   }
   CUresult result = d.init(0);
   const char* name = nullptr;
@@ -137,7 +136,9 @@ tlc_status openDriver(const char* module, const Driver*& out) {
   return TLC_SUCCESS;
 }
 
-const Driver& driver() { return gDriver.entries; }
+const Driver& driver() {
+  return gDriver.entries;
+}
 
 const char* errorName(CUresult result) {
   const char* name = nullptr;

@@ -27,7 +27,9 @@ void appendToError(const char* format, ...) {
   va_end(args);
 }
 
-const char* lastError() { return tlsLastError; }
+const char* lastError() {
+  return tlsLastError;
+}
 
 const char* statusString(tlc_status status) {
   switch (status) {

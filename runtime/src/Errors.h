@@ -14,8 +14,7 @@ constexpr size_t kMessageSize = 2048;
 extern thread_local char tlsLastError[kMessageSize];
 
 // Sets this thread's message (printf-style) and returns `status`.
-__attribute__((format(printf, 2, 3))) tlc_status fail(tlc_status status, const char* format,
-                                                      ...);
+__attribute__((format(printf, 2, 3))) tlc_status fail(tlc_status status, const char* format, ...);
 // Appends to this thread's message, as far as it fits.
 __attribute__((format(printf, 1, 2))) void appendToError(const char* format, ...);
 

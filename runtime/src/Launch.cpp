@@ -49,15 +49,15 @@ tlc_status checkCluster(const Module& module, const KernelInfo& info, const tlc_
   if (config.cluster[0]) {
     shapeOf(config.cluster, request.cluster);
     bool isCompiled = compiled.x != 0;
-    bool same = isCompiled && request.cluster.x == compiled.x &&
-                request.cluster.y == compiled.y && request.cluster.z == compiled.z;
+    bool same = isCompiled && request.cluster.x == compiled.x && request.cluster.y == compiled.y &&
+                request.cluster.z == compiled.z;
     // A cluster shape compiled in with __cluster_dims__ cannot be changed at launch.
     if (isCompiled && !same)
       return fail(TLC_ERROR_INVALID_VALUE,
                   "%s_%s: the kernel was compiled with __cluster_dims__(%u, %u, %u); a launch "
                   "cannot change it to (%u, %u, %u)",
-                  module.name, info.launcher, compiled.x, compiled.y, compiled.z,
-                  request.cluster.x, request.cluster.y, request.cluster.z);
+                  module.name, info.launcher, compiled.x, compiled.y, compiled.z, request.cluster.x,
+                  request.cluster.y, request.cluster.z);
     request.clusterOverride = !isCompiled;
   } else if (compiled.x) {
     request.cluster = compiled;
@@ -326,8 +326,7 @@ tlc_status launchOn(const Module& module, int kernel, const tlc_config& config,
   CUlaunchAttribute attributes[4];
   unsigned attributeCount = 0;
   if (request.extended) {
-    status = launchAttributes(module, kernel, config, request, active, attributes,
-                              attributeCount);
+    status = launchAttributes(module, kernel, config, request, active, attributes, attributeCount);
     if (status != TLC_SUCCESS)
       return status;
   }

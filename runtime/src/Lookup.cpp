@@ -56,7 +56,9 @@ int dropVariants(const Module& module, int* candidates, int count) {
 
 } // namespace
 
-int kernelCount(const Module& module) { return module.kernelCount; }
+int kernelCount(const Module& module) {
+  return module.kernelCount;
+}
 
 const char* kernelName(const Module& module, int kernel) {
   return kernel >= 0 && kernel < module.kernelCount ? module.kernels[kernel].symbol : nullptr;
@@ -64,8 +66,8 @@ const char* kernelName(const Module& module, int kernel) {
 
 tlc_status findKernel(const Module& module, const char* pattern, int* found) {
   if (!pattern || !found)
-    return fail(TLC_ERROR_INVALID_VALUE,
-                "tlc_%s_find_kernel: pattern and result must not be NULL", module.name);
+    return fail(TLC_ERROR_INVALID_VALUE, "tlc_%s_find_kernel: pattern and result must not be NULL",
+                module.name);
   int exact = exactMatch(module, pattern);
   if (exact >= 0) {
     *found = exact;
@@ -86,8 +88,8 @@ tlc_status findKernel(const Module& module, const char* pattern, int* found) {
   if (kept == 0)
     return fail(TLC_ERROR_NOT_FOUND, "tlc_%s_find_kernel: no kernel matches '%s'", module.name,
                 pattern);
-  fail(TLC_ERROR_AMBIGUOUS, "tlc_%s_find_kernel: '%s' matches %d kernels:", module.name,
-       pattern, kept);
+  fail(TLC_ERROR_AMBIGUOUS, "tlc_%s_find_kernel: '%s' matches %d kernels:", module.name, pattern,
+       kept);
   for (int i = 0; i < kept; ++i) {
     const KernelInfo& info = module.kernels[candidates[i]];
     appendToError("%s %s_%s (%s)", i ? "," : "", module.name, info.launcher, info.symbol);

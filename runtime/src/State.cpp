@@ -24,7 +24,9 @@ namespace {
 // Guards making a module's state; everything after that has the module's own lock.
 std::mutex gStateCreation;
 
-bool builtImage(const ModuleState& state) { return !state.imagePath; }
+bool builtImage(const ModuleState& state) {
+  return !state.imagePath;
+}
 
 } // namespace
 
@@ -93,8 +95,8 @@ tlc_status failNoBinary(const Module& module, const DeviceState& device, int ker
                 "%s_%s: kernel %s has no code for device %d (%s, compute capability %d.%d, "
                 "which runs %s): the image holds it only for other targets (code under "
                 "#if __CUDA_ARCH__ ...); the image holds %s",
-                module.name, info.launcher, info.symbol, device.ordinal, device.name,
-                device.major, device.minor,
+                module.name, info.launcher, info.symbol, device.ordinal, device.name, device.major,
+                device.minor,
                 device.target >= 0 ? module.targets[device.target].name : "none of its targets",
                 holds);
   }
@@ -294,11 +296,11 @@ tlc_status identifyDevice(const Module& module, DeviceState& device) {
                     result);
   if (d.deviceGetName(device.name, sizeof device.name, device.device) != CUDA_SUCCESS)
     std::snprintf(device.name, sizeof device.name, "device %d", device.ordinal);
-  tlc_status status = readAttribute(module, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                    device.major);
+  tlc_status status =
+      readAttribute(module, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device.major);
   if (status == TLC_SUCCESS)
-    status = readAttribute(module, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                           device.minor);
+    status =
+        readAttribute(module, device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device.minor);
   device.target = chooseTarget(module.targets, module.targetCount, device.major, device.minor);
   return status;
 }
@@ -308,11 +310,11 @@ tlc_status describeDevice(const Module& module, DeviceState& device) {
   int persisting = 0, window = 0;
   tlc_status status = identifyDevice(module, device);
   if (status == TLC_SUCCESS)
-    status = readAttribute(module, device, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE,
-                           persisting);
+    status =
+        readAttribute(module, device, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, persisting);
   if (status == TLC_SUCCESS)
-    status = readAttribute(module, device, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE,
-                           window);
+    status =
+        readAttribute(module, device, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, window);
   device.maxPersistingL2 = persisting > 0 ? static_cast<size_t>(persisting) : 0;
   device.maxL2Window = window > 0 ? static_cast<size_t>(window) : 0;
   return status;
@@ -469,7 +471,8 @@ tlc_status prepareDevice(const Module& module, ModuleState& state, int ordinal) 
   if (!device) {
     device = new (std::nothrow) DeviceState;
     if (device)
-      device->kernels = new (std::nothrow) KernelSlot[module.kernelCount > 0 ? module.kernelCount : 1];
+      device->kernels =
+          new (std::nothrow) KernelSlot[module.kernelCount > 0 ? module.kernelCount : 1];
     if (!device || !device->kernels)
       return fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
     device->ordinal = ordinal;

@@ -30,14 +30,14 @@ struct DeviceState {
   int ordinal = 0;
   CUdevice device = 0;
   int major = 0, minor = 0;
-  int target = -1; // the image target this device runs (Targets.h), -1 if none
-  bool builtImage = true; // the image is the one tlc built, so KernelInfo::targets holds
-  size_t maxPersistingL2 = 0;  // CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE
-  size_t maxL2Window = 0;      // CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE
+  int target = -1;            // the image target this device runs (Targets.h), -1 if none
+  bool builtImage = true;     // the image is the one tlc built, so KernelInfo::targets holds
+  size_t maxPersistingL2 = 0; // CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE
+  size_t maxL2Window = 0;     // CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE
   char name[96] = {};
   std::atomic<CUcontext> primary{nullptr};
-  std::mutex mutex;                    // kernel attributes and limits on this device
-  KernelSlot* kernels = nullptr;       // [kernelCount]
+  std::mutex mutex;              // kernel attributes and limits on this device
+  KernelSlot* kernels = nullptr; // [kernelCount]
 };
 
 struct ModuleState {

@@ -19,12 +19,12 @@ constexpr uint64_t kMaxStride = uint64_t(1) << 40;
 // parameters every arch allows (tlc build checks it).
 constexpr int kMaxMapsPerKernel = 32;
 
-tlc_status badTensor(const Module& module, int kernel, const TensorMapInfo& info,
-                     const char* rule, uint64_t value, int index) {
+tlc_status badTensor(const Module& module, int kernel, const TensorMapInfo& info, const char* rule,
+                     uint64_t value, int index) {
   const char* launcher = module.kernels[kernel].launcher;
   if (index < 0)
-    return fail(TLC_ERROR_INVALID_VALUE, "%s_%s: tensor '%s': %s (got %llu)", module.name,
-                launcher, info.parameter, rule, static_cast<unsigned long long>(value));
+    return fail(TLC_ERROR_INVALID_VALUE, "%s_%s: tensor '%s': %s (got %llu)", module.name, launcher,
+                info.parameter, rule, static_cast<unsigned long long>(value));
   return fail(TLC_ERROR_INVALID_VALUE, "%s_%s: tensor '%s': %s (index %d: %llu)", module.name,
               launcher, info.parameter, rule, index, static_cast<unsigned long long>(value));
 }
@@ -56,8 +56,8 @@ tlc_status checkTensor(const Module& module, int kernel, const TensorMapInfo& in
                                                  : "strides must be multiples of 32 bytes",
                        tensor->strides[i], int(i));
     if (tensor->strides[i] >= kMaxStride)
-      return badTensor(module, kernel, info, "strides must be under 2^40 bytes",
-                       tensor->strides[i], int(i));
+      return badTensor(module, kernel, info, "strides must be under 2^40 bytes", tensor->strides[i],
+                       int(i));
   }
   if (info.mode == TensorMapMode::Im2col) {
     // The bounding box of the spatial dims (1..rank-2) must not be empty.
@@ -87,8 +87,8 @@ CUresult encode(const TensorMapInfo& info, const tlc_tensor& tensor, CUtensorMap
   if (info.mode == TensorMapMode::Im2col)
     return d.tensorMapEncodeIm2col(map, info.dtype, info.rank, tensor.data, tensor.dims,
                                    tensor.strides, info.lower, info.upper, info.channels,
-                                   info.pixels, info.elementStrides, info.interleave,
-                                   info.swizzle, info.l2Promotion, info.oobFill);
+                                   info.pixels, info.elementStrides, info.interleave, info.swizzle,
+                                   info.l2Promotion, info.oobFill);
   return d.tensorMapEncodeTiled(map, info.dtype, info.rank, tensor.data, tensor.dims,
                                 tensor.strides, info.box, info.elementStrides, info.interleave,
                                 info.swizzle, info.l2Promotion, info.oobFill);
@@ -162,8 +162,8 @@ tlc_status bindTensorMap(const Module& module, int kernel, int index, void** arg
     entry->info = nullptr; // invalid until the encoding succeeds
   CUresult result = encode(info, *tensor, map);
   if (result != CUDA_SUCCESS)
-    return fail(TLC_ERROR_INVALID_VALUE, "%s_%s: tensor '%s': %s rejected it: %s (%s)",
-                module.name, kernelInfo.launcher, info.parameter,
+    return fail(TLC_ERROR_INVALID_VALUE, "%s_%s: tensor '%s': %s rejected it: %s (%s)", module.name,
+                kernelInfo.launcher, info.parameter,
                 info.mode == TensorMapMode::Im2col ? "cuTensorMapEncodeIm2col"
                                                    : "cuTensorMapEncodeTiled",
                 errorName(result), errorText(result));

@@ -21,13 +21,15 @@
   do {                                                                                             \
     tlc_status status_ = (call);                                                                   \
     if (status_ != TLC_SUCCESS) {                                                                  \
-      fprintf(stderr, "FAIL: %s: %s\n", tlc_multi_file_status_string(status_),                        \
-              tlc_multi_file_last_error());                                                            \
+      fprintf(stderr, "FAIL: %s: %s\n", tlc_multi_file_status_string(status_),                     \
+              tlc_multi_file_last_error());                                                        \
       return 1;                                                                                    \
     }                                                                                              \
   } while (0)
 
-static float soft_clip(float x) { return x / (1.0f + fabsf(x)); }
+static float soft_clip(float x) {
+  return x / (1.0f + fabsf(x));
+}
 
 int main(void) {
   const int n = 1 << 18;

@@ -125,8 +125,8 @@ void checkScale(std::mt19937& random, int n) {
     expect(ok, "blas::scale(float*, float, int)");
   }
   __half hfactor = __float2half(factor);
-  if (launched(templates_blas_scale_half_ptr_half_int(
-          &config, reinterpret_cast<tlc_half*>(dh), bitsOf(hfactor), n))) {
+  if (launched(templates_blas_scale_half_ptr_half_int(&config, reinterpret_cast<tlc_half*>(dh),
+                                                      bitsOf(hfactor), n))) {
     std::vector<__half> result = toHost(dh, n);
     double worst = 0.0;
     for (int i = 0; i < n; ++i) {

@@ -113,7 +113,8 @@ static int failures = 0;
 
 static void report(const char* what, tlc_status status, long wrong) {
   if (status != TLC_SUCCESS) {
-    printf("  FAIL %s: %s: %s\n", what, tlc_tma_copy_status_string(status), tlc_tma_copy_last_error());
+    printf("  FAIL %s: %s: %s\n", what, tlc_tma_copy_status_string(status),
+           tlc_tma_copy_last_error());
     ++failures;
   } else {
     printf("  %s %s (%ld wrong)\n", wrong ? "FAIL" : "ok  ", what, wrong);

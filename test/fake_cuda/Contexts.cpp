@@ -104,8 +104,12 @@ CUresult CUDAAPI deviceGetAttribute(int* value, CUdevice_attribute attribute, CU
   return call.finish(CUDA_SUCCESS);
 }
 
-int maxPersistingL2(const Device& device) { return device.major >= 8 ? 30 << 20 : 0; }
-int maxAccessPolicyWindow(const Device& device) { return device.major >= 8 ? 128 << 20 : 0; }
+int maxPersistingL2(const Device& device) {
+  return device.major >= 8 ? 30 << 20 : 0;
+}
+int maxAccessPolicyWindow(const Device& device) {
+  return device.major >= 8 ? 128 << 20 : 0;
+}
 
 CUresult CUDAAPI deviceGetName(char* name, int length, CUdevice device) {
   Call call("cuDeviceGetName");

@@ -115,7 +115,7 @@ const CUlaunchAttribute* findAttribute(const CUlaunchAttribute* attributes, unsi
 // kernel compiled with a shape cannot be launched with another.
 CUresult checkClusters(const State& state, const Target& target, const Shape& shape,
                        const CUlaunchAttribute* attributes, unsigned count) {
-  const unsigned(&compiled)[3] = target.kernel->clusterDims;
+  const unsigned (&compiled)[3] = target.kernel->clusterDims;
   const CUlaunchAttribute* requested =
       findAttribute(attributes, count, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
   if (!requested)

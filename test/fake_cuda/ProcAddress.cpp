@@ -15,8 +15,7 @@ struct ErrorText {
   const char* text;
 };
 
-#define FAKE_CUDA_ERROR(code, text)                                                                \
-  { code, #code, text }
+#define FAKE_CUDA_ERROR(code, text) {code, #code, text}
 constexpr ErrorText kErrors[] = {
     FAKE_CUDA_ERROR(CUDA_SUCCESS, "no error"),
     FAKE_CUDA_ERROR(CUDA_ERROR_INVALID_VALUE, "invalid argument"),
@@ -107,7 +106,7 @@ const EntryPoint* findEntryPoint(const char* name) {
 }
 
 // cuGetErrorName and cuGetErrorString: one field of the error's entry.
-CUresult describeError(const char* function, const char* ErrorText::*field, CUresult error,
+CUresult describeError(const char* function, const char* ErrorText::* field, CUresult error,
                        const char** out) {
   Call call(function);
   call.record().value = error;

@@ -134,12 +134,12 @@ typedef struct fake_cuda_call {
   /* The kernel symbol (cuLibraryGetKernel, cuKernel*, launches), for cuGetProcAddress the
      entry point asked for, for cuLinkAddData the input's name. */
   char symbol[512];
-  int version;     /* cuGetProcAddress: the CUDA version asked for */
-  int attribute;   /* cuDeviceGetAttribute, cuKernelGet/SetAttribute: the attribute id */
-  int value;       /* ... the value read or written; cuLinkAddData: the input type;
-                      cuLinkComplete: the number of inputs */
-  void* handle;    /* the object made or used: context, library, kernel, module, function,
-                      link state */
+  int version;   /* cuGetProcAddress: the CUDA version asked for */
+  int attribute; /* cuDeviceGetAttribute, cuKernelGet/SetAttribute: the attribute id */
+  int value;     /* ... the value read or written; cuLinkAddData: the input type;
+                    cuLinkComplete: the number of inputs */
+  void* handle;  /* the object made or used: context, library, kernel, module, function,
+                    link state */
   /* cuLibraryLoadData (with a context current), cuLibraryGetKernel (likewise),
      cuLibraryGetModule, cuKernelGetFunction, launches: the code serving the device, whether or
      not its JIT succeeded: its kind (FAKE_CUDA_CODE_*) and its SM (SASS, linked) or arch (PTX,

@@ -91,7 +91,8 @@ int main(void) {
   CUfunction function;
   CHECK_CU(
       cuDeviceGetAttribute(&multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
-  CHECK_TLC(cooperative, tlc_cooperative_get_function(TLC_COOPERATIVE_KERNEL_sum_everywhere, 0, &function));
+  CHECK_TLC(cooperative,
+            tlc_cooperative_get_function(TLC_COOPERATIVE_KERNEL_sum_everywhere, 0, &function));
   CHECK_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, function, kThreads, 0));
   printf("info: %d multiprocessors, %d blocks of %d threads each\n", multiprocessors,
          perMultiprocessor, kThreads);

@@ -2,7 +2,8 @@
  *
  * A test prints one "PASS: ..." or "FAIL: ..." line per check and exits non-zero if any check
  * failed; where it cannot run it prints "SKIP: ..." and exits 77. A failed CUDA or tlc call
- * ends the program at once: what follows would only report consequences of it. Include cuda_runtime.h before this header to get CHECK_RT as well. */
+ * ends the program at once: what follows would only report consequences of it. Include
+ * cuda_runtime.h before this header to get CHECK_RT as well. */
 #ifndef TLC_GPU_TEST_H
 #define TLC_GPU_TEST_H
 
@@ -65,7 +66,8 @@ static inline void gpu_check_cu(CUresult result, const char* call, const char* f
 #define CHECK_CU(call) gpu_check_cu((call), #call, __FILE__, __LINE__)
 
 /* cuInit, then device `ordinal`'s primary context retained and made current, as the CUDA runtime
- * would; returns the device. The test releases the context (cuDevicePrimaryCtxRelease) at the end. */
+ * would; returns the device. The test releases the context (cuDevicePrimaryCtxRelease) at the end.
+ */
 static inline CUdevice gpu_use_primary_context(int ordinal) {
   CUdevice device;
   CUcontext primary;
@@ -81,8 +83,8 @@ static inline CUdevice gpu_use_primary_context(int ordinal) {
   do {                                                                                             \
     tlc_status status_ = (call);                                                                   \
     if (status_ != TLC_SUCCESS)                                                                    \
-      gpu_abort(__FILE__, __LINE__, #call, tlc_##module##_status_string(status_),                        \
-                tlc_##module##_last_error());                                                            \
+      gpu_abort(__FILE__, __LINE__, #call, tlc_##module##_status_string(status_),                  \
+                tlc_##module##_last_error());                                                      \
   } while (0)
 
 #ifdef CUDART_VERSION

@@ -3,8 +3,8 @@
 // replay. Three launches are captured: add_scaled twice (typed launcher, then
 // tlc_graph_launch_kernel) and mix, which depends on them through the stream's order.
 //
-// Two rounds: one with the module loaded before capture (tlc_graph_load), one after tlc_graph_unload,
-// where the first captured launch loads the module while the stream is capturing.
+// Two rounds: one with the module loaded before capture (tlc_graph_load), one after
+// tlc_graph_unload, where the first captured launch loads the module while the stream is capturing.
 #include "graph.h"
 
 #include <cuda_runtime.h>

@@ -34,18 +34,18 @@ static void launchWithWindow(CUdeviceptr out, size_t bytes, unsigned seed, unsig
   int wrong = 0;
   for (unsigned i = 0; i < kCount; ++i)
     wrong += host[i] != patternAt(seed, i);
-  gpu_expect(wrong == 0, "a launch with a %zu-byte window computes every element (%d wrong)",
-             bytes, wrong);
+  gpu_expect(wrong == 0, "a launch with a %zu-byte window computes every element (%d wrong)", bytes,
+             wrong);
 }
 
 int main(void) {
   uint64_t random = gpu_seed();
   CUdevice device = gpu_use_primary_context(0);
   int maxPersisting = 0, maxWindow = 0;
-  CHECK_CU(cuDeviceGetAttribute(&maxPersisting,
-                                CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, device));
-  CHECK_CU(cuDeviceGetAttribute(&maxWindow, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE,
+  CHECK_CU(cuDeviceGetAttribute(&maxPersisting, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE,
                                 device));
+  CHECK_CU(
+      cuDeviceGetAttribute(&maxWindow, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, device));
   if (maxPersisting == 0) {
     printf("SKIP: this device has no persisting L2\n");
     return 77;
@@ -71,8 +71,8 @@ int main(void) {
   CHECK_CU(cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0)); /* the caller gives it back */
   CHECK_CU(cuCtxResetPersistingL2Cache());
   launchWithWindow(out, bytes, gpu_random(&random), host);
-  gpu_expect(persistingLimit() >= wanted, "after a reset to 0 the next window raises it again (%zu)",
-             persistingLimit());
+  gpu_expect(persistingLimit() >= wanted,
+             "after a reset to 0 the next window raises it again (%zu)", persistingLimit());
 
   tlc_config config = {0};
   config.grid[0] = 1;

@@ -35,7 +35,9 @@ static int archNumber(const char* arch) {
   return sscanf(arch, "sm_%d", &number) == 1 ? number : 0;
 }
 
-static int contains(const char* text, const char* part) { return strstr(text, part) != NULL; }
+static int contains(const char* text, const char* part) {
+  return strstr(text, part) != NULL;
+}
 
 static void expectNoBinary(const char* what, tlc_status status, int major, int minor) {
   char capability[64], rebuild[64];
@@ -144,27 +146,24 @@ int main(int argc, char** argv) {
     checkRuns("pattern_fat", pattern_fat_fill_pattern, tlc_pattern_fat_last_error, out,
               gpu_random(&random));
     status = tlc_pattern_fat_image_target(0, &running);
-    expectTarget("pattern_fat", status, running,
-                 major == 8 ? "sm_80" : argv[1]);
+    expectTarget("pattern_fat", status, running, major == 8 ? "sm_80" : argv[1]);
   } else {
-    printf("SKIP: pattern_fat holds sm_80 and %s, neither for compute capability %d.%d\n",
-           argv[1], major, minor);
+    printf("SKIP: pattern_fat holds sm_80 and %s, neither for compute capability %d.%d\n", argv[1],
+           major, minor);
   }
 
   if (major * 10 + minor >= 80) {
     checkRuns("pattern_ptx", pattern_ptx_fill_pattern, tlc_pattern_ptx_last_error, out,
               gpu_random(&random));
     status = tlc_pattern_ptx_image_target(0, &running);
-    expectTarget("pattern_ptx", status, running,
-                 "compute_80");
+    expectTarget("pattern_ptx", status, running, "compute_80");
   }
 
   if (major * 10 + minor > 75 && major != 7) {
-    checkRuns("pattern_default", pattern_default_fill_pattern, tlc_pattern_default_last_error,
-              out, gpu_random(&random));
+    checkRuns("pattern_default", pattern_default_fill_pattern, tlc_pattern_default_last_error, out,
+              gpu_random(&random));
     status = tlc_pattern_default_image_target(0, &running);
-    expectTarget("pattern_default", status, running,
-                 "compute_75");
+    expectTarget("pattern_default", status, running, "compute_75");
   }
 
   checkArchKernels(out, major, minor, target);

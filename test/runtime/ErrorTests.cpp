@@ -72,7 +72,7 @@ TEST_CASE("a failing cuLibraryLoadData fails with TLC_ERROR_IMAGE and the next l
   fake_cuda_fail("cuLibraryLoadData", CUDA_ERROR_INVALID_IMAGE, 1);
   REQUIRE(launchScale() == TLC_ERROR_IMAGE);
   CHECK_THAT(tlc_basic_last_error(), Catch::Contains("cannot load the device image (embedded)") &&
-                                     Catch::Contains("CUDA_ERROR_INVALID_IMAGE"));
+                                         Catch::Contains("CUDA_ERROR_INVALID_IMAGE"));
   CHECK(fake_cuda_primary_retains(0) == 0); // retained for the load, released after it failed
 
   REQUIRE(launchScale() == TLC_SUCCESS);
@@ -95,8 +95,9 @@ TEST_CASE("a failing primary context retain fails the launch and the next launch
   useDevices("9.0,9.0");
   fake_cuda_fail("cuDevicePrimaryCtxRetain", CUDA_ERROR_OUT_OF_MEMORY, 1);
   REQUIRE(launchScale(1) == TLC_ERROR_DRIVER);
-  CHECK_THAT(tlc_basic_last_error(), Catch::Contains("cuDevicePrimaryCtxRetain failed on device 1") &&
-                                     Catch::Contains("CUDA_ERROR_OUT_OF_MEMORY"));
+  CHECK_THAT(tlc_basic_last_error(),
+             Catch::Contains("cuDevicePrimaryCtxRetain failed on device 1") &&
+                 Catch::Contains("CUDA_ERROR_OUT_OF_MEMORY"));
   CHECK(fake_cuda_primary_retains(1) == 0);
   CHECK(countCalls("cuLaunchKernel") == 0);
 
@@ -111,9 +112,9 @@ TEST_CASE("a launch the driver rejects fails with TLC_ERROR_LAUNCH and says what
   fake_cuda_fail("cuLaunchKernel", CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 1);
   REQUIRE(launchScale(1) == TLC_ERROR_LAUNCH);
   CHECK_THAT(tlc_basic_last_error(), Catch::Contains("basic_scale") &&
-                                     Catch::Contains("cuLaunchKernel failed for kernel "
-                                                     "_Z5scalePffi on device 1") &&
-                                     Catch::Contains("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"));
+                                         Catch::Contains("cuLaunchKernel failed for kernel "
+                                                         "_Z5scalePffi on device 1") &&
+                                         Catch::Contains("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"));
   CHECK(fake_cuda_current_context() == nullptr); // popped on the failure path too
   CHECK(countCalls("cuCtxPushCurrent") == countCalls("cuCtxPopCurrent"));
 
@@ -121,8 +122,9 @@ TEST_CASE("a launch the driver rejects fails with TLC_ERROR_LAUNCH and says what
   tlc_config config = makeConfig<tlc_config>(4, 128, 1);
   config.cooperative = 1;
   REQUIRE(basic_scale(&config, nullptr, 1.0f, 0) == TLC_ERROR_LAUNCH);
-  CHECK_THAT(tlc_basic_last_error(), Catch::Contains("cuLaunchKernelEx failed") &&
-                                     Catch::Contains("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"));
+  CHECK_THAT(tlc_basic_last_error(),
+             Catch::Contains("cuLaunchKernelEx failed") &&
+                 Catch::Contains("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"));
   REQUIRE(launchScale(1) == TLC_SUCCESS);
 }
 
@@ -133,7 +135,7 @@ TEST_CASE("a failing context push fails the launch with TLC_ERROR_DRIVER") {
   fake_cuda_fail("cuCtxPushCurrent", CUDA_ERROR_INVALID_CONTEXT, 1);
   REQUIRE(launchScale() == TLC_ERROR_DRIVER);
   CHECK_THAT(tlc_basic_last_error(), Catch::Contains("cuCtxPushCurrent failed") &&
-                                     Catch::Contains("CUDA_ERROR_INVALID_CONTEXT"));
+                                         Catch::Contains("CUDA_ERROR_INVALID_CONTEXT"));
   CHECK(countCalls("cuLaunchKernel") == 0);
   CHECK(countCalls("cuCtxPopCurrent") == 0);
 }
@@ -145,7 +147,7 @@ TEST_CASE("a failing shared memory limit read fails the launch with TLC_ERROR_DR
   config.shared_bytes = 1024;
   REQUIRE(basic_stage(&config, nullptr, nullptr, 0) == TLC_ERROR_DRIVER);
   CHECK_THAT(tlc_basic_last_error(), Catch::Contains("cuKernelGetAttribute failed for kernel") &&
-                                     Catch::Contains("CUDA_ERROR_INVALID_HANDLE"));
+                                         Catch::Contains("CUDA_ERROR_INVALID_HANDLE"));
   REQUIRE(basic_stage(&config, nullptr, nullptr, 0) == TLC_SUCCESS); // read again
   CHECK(countCalls("cuKernelGetAttribute") == 2);
 }

@@ -164,8 +164,8 @@ TEST_CASE("more dynamic shared memory than the device has fails with TLC_ERROR_I
   useDevices("9.0");
   REQUIRE(launchStage(300 * kKiB) == TLC_ERROR_INVALID_VALUE);
   CHECK_THAT(tlc_basic_last_error(), Catch::Contains("basic_stage") &&
-                                     Catch::Contains("307200 bytes of dynamic shared memory") &&
-                                     Catch::Contains("CUDA_ERROR_INVALID_VALUE"));
+                                         Catch::Contains("307200 bytes of dynamic shared memory") &&
+                                         Catch::Contains("CUDA_ERROR_INVALID_VALUE"));
   CHECK(countCalls("cuLaunchKernel") == 0);
 }
 
@@ -350,7 +350,8 @@ TEST_CASE("a device ordinal out of range fails with TLC_ERROR_NO_DEVICE") {
   useDevices("9.0,9.0");
   tlc_config config = makeConfig<tlc_config>(1, 32, 2);
   CHECK(basic_scale(&config, nullptr, 1.0f, 0) == TLC_ERROR_NO_DEVICE);
-  CHECK_THAT(tlc_basic_last_error(), Catch::Contains("there is no CUDA device 2 (this host has 2)"));
+  CHECK_THAT(tlc_basic_last_error(),
+             Catch::Contains("there is no CUDA device 2 (this host has 2)"));
   config.device = -1;
   CHECK(basic_scale(&config, nullptr, 1.0f, 0) == TLC_ERROR_NO_DEVICE);
   CHECK(tlc_basic_load(5) == TLC_ERROR_NO_DEVICE);

@@ -74,7 +74,8 @@ TEST_CASE("the image is loaded once and each kernel looked up once, however many
   std::set<std::string> resolved;
   for (const fake_cuda_call& call : loggedCalls("cuKernelGetFunction"))
     CHECK(resolved.insert(call.symbol).second);
-  CHECK(resolved == std::set<std::string>{tlc_basic_kernel_name(0), tlc_basic_kernel_name(TLC_BASIC_KERNEL_vadd),
+  CHECK(resolved == std::set<std::string>{tlc_basic_kernel_name(0),
+                                          tlc_basic_kernel_name(TLC_BASIC_KERNEL_vadd),
                                           tlc_basic_kernel_name(TLC_BASIC_KERNEL_scale),
                                           tlc_basic_kernel_name(TLC_BASIC_KERNEL_stage)});
   for (const fake_cuda_call& launch : loggedCalls("cuLaunchKernel"))
@@ -96,9 +97,9 @@ TEST_CASE("tlc_NAME_load prepares a device without launching") {
   fake_cuda_clear_log();
   REQUIRE(tlc_basic_load(0) == TLC_SUCCESS);
   REQUIRE(launchScale(0) == TLC_SUCCESS);
-  CHECK(loggedFunctions() ==
-        std::vector<std::string>{"cuCtxGetCurrent", "cuCtxPushCurrent", "cuKernelGetFunction",
-                                 "cuLaunchKernel", "cuCtxPopCurrent"});
+  CHECK(loggedFunctions() == std::vector<std::string>{"cuCtxGetCurrent", "cuCtxPushCurrent",
+                                                      "cuKernelGetFunction", "cuLaunchKernel",
+                                                      "cuCtxPopCurrent"});
   fake_cuda_clear_log();
   REQUIRE(launchScale(0) == TLC_SUCCESS); // the function is known now: no lookup at all
   CHECK(loggedFunctions() == std::vector<std::string>{"cuCtxGetCurrent", "cuCtxPushCurrent",

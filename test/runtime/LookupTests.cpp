@@ -48,7 +48,8 @@ TEST_CASE("find_kernel finds an exact launcher name") {
 TEST_CASE("find_kernel finds a unique substring of a symbol or launcher name") {
   useDevices("9.0");
   CHECK(find("oth") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_other));
-  CHECK(find("original") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_renamed)); // in the symbol only
+  CHECK(find("original") ==
+        tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_renamed)); // in the symbol only
   CHECK(find("name") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_renamed));
   CHECK(find("rows") == tlc_lookup_kernel_name(TLC_LOOKUP_KERNEL_scale_rows));
   CHECK(fake_cuda_log_size() == 0);

@@ -30,7 +30,6 @@ std::set<std::string> listFolder(const std::string& dir) {
   return names;
 }
 
-
 nlohmann::json manifestOf(const std::string& dir, const std::string& name) {
   return nlohmann::json::parse(readText(dir + "/" + name + ".json"));
 }
@@ -90,8 +89,8 @@ bool sameTarget(const std::string& code, const std::string& target, bool exact) 
 } // namespace
 
 void checkImageMatchesManifest(const std::string& out, const nlohmann::json& manifest) {
-  auto image = readDeviceImageFile(out + "/" +
-                                   manifest["outputs"]["image"]["file"].get<std::string>());
+  auto image =
+      readDeviceImageFile(out + "/" + manifest["outputs"]["image"]["file"].get<std::string>());
   REQUIRE_EXPECTED(image);
   std::set<std::string> known;
   for (const nlohmann::json& other : manifest["other_entries"])
@@ -126,8 +125,8 @@ void checkImageMatchesManifest(const std::string& out, const nlohmann::json& man
     for (const nlohmann::json& target : kernel["targets"]) {
       bool found = false;
       for (const auto& [code, entries] : inPart)
-        found |= sameTarget(code, target.get<std::string>(), code.back() == 'a' ||
-                                                               code.rfind("compute_", 0) == 0) &&
+        found |= sameTarget(code, target.get<std::string>(),
+                            code.back() == 'a' || code.rfind("compute_", 0) == 0) &&
                  entries.count(symbol);
       INFO("kernel " << symbol << " in target " << target);
       CHECK(found);
@@ -143,6 +142,5 @@ ToolRun buildOk(const std::vector<std::string>& args) {
   REQUIRE(build.exitCode == 0);
   return build;
 }
-
 
 } // namespace tlc::test

@@ -27,8 +27,7 @@ namespace {
 // A copy of samples/multi_file in `dir`, so a test can edit its header.
 std::vector<std::string> copyMultiFile(const std::string& dir) {
   for (const char* file : {"filter.cu", "activate.cu", "common.cuh"})
-    REQUIRE(!llvm::sys::fs::copy_file(sample(std::string("multi_file/") + file),
-                                      dir + "/" + file));
+    REQUIRE(!llvm::sys::fs::copy_file(sample(std::string("multi_file/") + file), dir + "/" + file));
   return {dir + "/filter.cu", dir + "/activate.cu"};
 }
 
@@ -131,8 +130,8 @@ TEST_CASE("the cache restores unchanged builds and rebuilds after a header edit"
   ToolRun byEnvironment = build(args, {"TLC_CACHE_DIR=" + cache, "TLC_DISABLE_CACHE=1"});
   REQUIRE(byEnvironment.exitCode == 0);
   CHECK_THAT(byEnvironment.err, !Contains("cached"));
-  ToolRun disabled = build({inputs[0], inputs[1], "--name", "mf", "-o", dir + "/out", "--no-cache"},
-                           env);
+  ToolRun disabled =
+      build({inputs[0], inputs[1], "--name", "mf", "-o", dir + "/out", "--no-cache"}, env);
   REQUIRE(disabled.exitCode == 0);
   CHECK_THAT(disabled.err, !Contains("cached"));
 }
@@ -188,7 +187,8 @@ TEST_CASE("eight builders at once share one cache safely", "[cache]") {
     std::vector<ToolRun> results(jobs.size());
     std::vector<std::thread> threads;
     for (size_t i = 0; i < jobs.size(); ++i)
-      threads.emplace_back([&, i] { results[i] = build(jobs[i].args, {"TLC_CACHE_DIR=" + cache}); });
+      threads.emplace_back(
+          [&, i] { results[i] = build(jobs[i].args, {"TLC_CACHE_DIR=" + cache}); });
     for (std::thread& thread : threads)
       thread.join();
     for (size_t i = 0; i < jobs.size(); ++i) {
@@ -210,8 +210,7 @@ TEST_CASE("eight builders at once share one cache safely", "[cache]") {
   CHECK(prune.exitCode == 0);
   CHECK(cacheStats(cache)["entries"] == 0);
   CHECK(runTlc({"cache", "clear"}, {"TLC_CACHE_DIR=" + cache}).exitCode == 0);
-  CHECK(runTlc({"cache", "prune", "--max-size", "lots"}, {"TLC_CACHE_DIR=" + cache}).exitCode ==
-        2);
+  CHECK(runTlc({"cache", "prune", "--max-size", "lots"}, {"TLC_CACHE_DIR=" + cache}).exitCode == 2);
 }
 
 TEST_CASE("two builds in different folders give byte-identical outputs", "[buildsystem]") {
@@ -248,8 +247,8 @@ TEST_CASE("tlc verify checks every output against the manifest", "[buildsystem]"
 
 TEST_CASE("progress: [n/N] lines when not on a terminal, none with -q", "[buildsystem]") {
   std::string dir = scratchDir("progress");
-  ToolRun shown = build({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"),
-                         "--name", "mf", "-o", dir + "/a", "--no-cache"});
+  ToolRun shown = build({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"), "--name",
+                         "mf", "-o", dir + "/a", "--no-cache"});
   REQUIRE(shown.exitCode == 0);
   CHECK(shown.err.find('\r') == std::string::npos);
   // One line per step, numbered 1 to 7 in order; the parse and nvcc start concurrently, so
@@ -265,13 +264,10 @@ TEST_CASE("progress: [n/N] lines when not on a terminal, none with -q", "[builds
     steps.push_back(line.drop_front(prefix.size()).str());
   }
   std::sort(steps.begin(), steps.end());
-  CHECK(steps == std::vector<std::string>{"c++ mf_launcher.cpp",
-                                          "device link (sm_75)",
-                                          "fatbinary (2 targets)",
-                                          "link libmf.so",
+  CHECK(steps == std::vector<std::string>{"c++ mf_launcher.cpp", "device link (sm_75)",
+                                          "fatbinary (2 targets)", "link libmf.so",
                                           "nvcc activate.cu (sm_75, compute_75)",
-                                          "nvcc filter.cu (sm_75, compute_75)",
-                                          "parse 2 file(s)"});
+                                          "nvcc filter.cu (sm_75, compute_75)", "parse 2 file(s)"});
   CHECK_THAT(shown.err, Contains("[7/7] link libmf.so\n"));
   ToolRun quiet = build({sample("vadd/vadd.cu"), "-o", dir + "/b", "-q", "--no-cache"});
   REQUIRE(quiet.exitCode == 0);
@@ -300,8 +296,8 @@ TEST_CASE("compile_commands.json gives each input the build system's flags", "[b
   CHECK_THAT(manifest["commands"][0].get<std::string>(), Contains("-DTILE=32"));
   CHECK_THAT(manifest["commands"][0].get<std::string>(), Contains("--expt-relaxed-constexpr"));
 
-  ToolRun inspect = runTlc({"inspect", "--compile-commands", dir + "/build/compile_commands.json",
-                            input});
+  ToolRun inspect =
+      runTlc({"inspect", "--compile-commands", dir + "/build/compile_commands.json", input});
   CHECK(inspect.exitCode == 0);
   ToolRun missing = build({sample("vadd/vadd.cu"), "-p", dir + "/build", "-o", dir + "/x"});
   CHECK(missing.exitCode == 1);
@@ -315,9 +311,8 @@ TEST_CASE("under --launcher ccache an unchanged rebuild reuses nvcc's results", 
   std::string dir = scratchDir("ccache");
   std::vector<std::string> env = {"CCACHE_DIR=" + dir + "/ccache"};
   for (const char* out : {"/a", "/b"}) {
-    ToolRun run = build({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"),
-                         "--name", "mf", "-o", dir + out, "--launcher", "ccache", "--no-cache",
-                         "-q"},
+    ToolRun run = build({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"), "--name",
+                         "mf", "-o", dir + out, "--launcher", "ccache", "--no-cache", "-q"},
                         env);
     INFO(run.err);
     REQUIRE(run.exitCode == 0);
@@ -328,7 +323,7 @@ TEST_CASE("under --launcher ccache an unchanged rebuild reuses nvcc's results", 
   REQUIRE_EXPECTED(stats);
   INFO(stats->output);
   // Two inputs compiled twice: the second time both come from ccache.
-  CHECK_THAT(stats->output, Contains("direct_cache_hit\t2") ||
-                                Contains("preprocessed_cache_hit\t2"));
+  CHECK_THAT(stats->output,
+             Contains("direct_cache_hit\t2") || Contains("preprocessed_cache_hit\t2"));
   CHECK(readText(dir + "/a/mf.fatbin") == readText(dir + "/b/mf.fatbin"));
 }

@@ -23,7 +23,6 @@ using namespace tlc;
 using namespace tlc::test;
 using Catch::Contains;
 
-
 TEST_CASE("build vadd: outputs, C and C++ header, exact exports, image = manifest", "[build]") {
   std::string out = scratchDir("build-vadd") + "/out";
   buildOk({sample("vadd/vadd.cu"), "-o", out});
@@ -40,14 +39,14 @@ TEST_CASE("build vadd: outputs, C and C++ header, exact exports, image = manifes
   std::string probe = scratchDir("build-vadd-probe");
   std::ofstream(probe + "/use.c") << "#include \"vadd.h\"\nint main(void) { return 0; }\n";
   std::ofstream(probe + "/use.cpp") << "#include \"vadd.h\"\nint main() { return 0; }\n";
-  CommandResult asC = run({"cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I" + out,
-                           "-isystem", cudaInclude(), "-c", probe + "/use.c", "-o",
-                           probe + "/c.o"});
+  CommandResult asC =
+      run({"cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I" + out, "-isystem",
+           cudaInclude(), "-c", probe + "/use.c", "-o", probe + "/c.o"});
   INFO(asC.output);
   CHECK(asC.exitCode == 0);
-  CommandResult asCpp = run({"c++", "-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic",
-                             "-I" + out, "-isystem", cudaInclude(), "-c", probe + "/use.cpp", "-o",
-                             probe + "/cpp.o"});
+  CommandResult asCpp =
+      run({"c++", "-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I" + out, "-isystem",
+           cudaInclude(), "-c", probe + "/use.cpp", "-o", probe + "/cpp.o"});
   INFO(asCpp.output);
   CHECK(asCpp.exitCode == 0);
 
@@ -79,19 +78,18 @@ TEST_CASE("the generated launcher compiles warning-free with -Wall -Wextra -Werr
   buildOk({fixture("shapes/shapes.cu"), fixture("shapes/host_main.cu"), "--arch", "sm_90a",
            "--name", "shapes", "--emit-only", "-o", out});
   CHECK(listFolder(out) == std::set<std::string>{"shapes.h", "shapes_launcher.cpp",
-                                                  "shapes_image.S", "shapes.fatbin"});
+                                                 "shapes_image.S", "shapes.fatbin"});
   for (const char* standard : {"-std=c++17", "-std=c++20"}) {
-    CommandResult compile = run({"c++", standard, "-Wall", "-Wextra", "-Werror", "-fPIC",
-                                 "-I" + out, "-isystem", TLC_STAGED_INCLUDE_DIR, "-isystem",
-                                 cudaInclude(), "-c", out + "/shapes_launcher.cpp", "-o",
-                                 out + "/launcher.o"});
+    CommandResult compile =
+        run({"c++", standard, "-Wall", "-Wextra", "-Werror", "-fPIC", "-I" + out, "-isystem",
+             TLC_STAGED_INCLUDE_DIR, "-isystem", cudaInclude(), "-c", out + "/shapes_launcher.cpp",
+             "-o", out + "/launcher.o"});
     INFO(standard << ": " << compile.output);
     CHECK(compile.exitCode == 0);
   }
 }
 
-TEST_CASE("a two-file module with templates, overloads, records, half and bf16 builds",
-          "[build]") {
+TEST_CASE("a two-file module with templates, overloads, records, half and bf16 builds", "[build]") {
   std::string out = scratchDir("build-shapes") + "/out";
   buildOk({fixture("shapes/shapes.cu"), fixture("shapes/host_main.cu"), "--arch", "sm_90a",
            "--name", "shapes", "-o", out});
@@ -119,8 +117,8 @@ TEST_CASE("every sample builds, and several inputs are device-linked", "[build]"
   CHECK(exportedSymbols(root + "/templates/libtemplates.so") ==
         apiOf("templates", {"blas_axpy_float", "blas_axpy_double", "blas_reduce_sum_256",
                             "blas_scale_float_ptr_float_int", "blas_scale_half_ptr_half_int"}));
-  buildOk({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"), "--name",
-           "multi_file", "-o", root + "/multi_file"});
+  buildOk({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"), "--name", "multi_file",
+           "-o", root + "/multi_file"});
   nlohmann::json manifest = manifestOf(root + "/multi_file", "multi_file");
   CHECK_THAT(manifest["commands"].dump(), Contains("-dlink -cubin -Xnvlink -ignore-host-info"));
   checkImageMatchesManifest(root + "/multi_file", manifest);
@@ -134,12 +132,12 @@ TEST_CASE("every sample builds, and several inputs are device-linked", "[build]"
                                TmaSample{"tma_im2col", "main.cpp", "c++", "-std=c++17"}}) {
     INFO(tma.name);
     std::string out = root + "/" + tma.name;
-    buildOk({sample(std::string(tma.name) + "/" + tma.name + ".cu"), "--arch", "sm_90a", "-o",
-             out});
+    buildOk(
+        {sample(std::string(tma.name) + "/" + tma.name + ".cu"), "--arch", "sm_90a", "-o", out});
     checkImageMatchesManifest(out, manifestOf(out, tma.name));
-    CommandResult host = run({tma.compiler, tma.standard, "-Wall", "-Wextra", "-Werror",
-                              "-fsyntax-only", "-I" + out, "-isystem", cudaInclude(),
-                              sample(std::string(tma.name) + "/" + tma.host)});
+    CommandResult host =
+        run({tma.compiler, tma.standard, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I" + out,
+             "-isystem", cudaInclude(), sample(std::string(tma.name) + "/" + tma.host)});
     CHECK(host.exitCode == 0);
     CHECK(host.output == "");
   }
@@ -153,8 +151,8 @@ TEST_CASE("every sample builds, and several inputs are device-linked", "[build]"
 
 TEST_CASE("two archs give a fatbin holding SASS and PTX for both", "[build]") {
   std::string out = scratchDir("build-fatbin") + "/out";
-  ToolRun build = buildOk({sample("vadd/vadd.cu"), "--arch", "sm_80", "--arch", "sm_90a", "-o",
-                           out, "--keep-temps"});
+  ToolRun build = buildOk(
+      {sample("vadd/vadd.cu"), "--arch", "sm_80", "--arch", "sm_90a", "-o", out, "--keep-temps"});
   CHECK(listFolder(out).count("vadd.fatbin"));
   CHECK(!listFolder(out).count("vadd.cubin"));
   nlohmann::json manifest = manifestOf(out, "vadd");
@@ -230,8 +228,8 @@ TEST_CASE("an nvcc error exits 1, shows nvcc's message and leaves OUTDIR as it w
   checkUntouched(out);
 
   // --keep-temps keeps what a failed build left, which is when it is wanted most.
-  ToolRun kept = runTlc(
-      {"build", fixture("errors/bad_ptx.cu"), "--name", "vadd", "-o", out, "--keep-temps"});
+  ToolRun kept =
+      runTlc({"build", fixture("errors/bad_ptx.cu"), "--name", "vadd", "-o", out, "--keep-temps"});
   CHECK(kept.exitCode == 1);
   std::string folder = keptFolder(kept);
   CHECK(llvm::sys::fs::exists(folder + "/in0/bad_ptx.cu")); // where nvcc ran, on its copy

@@ -16,8 +16,8 @@ TEST_CASE("tlc --version names tlc, Clang and CUDA", "[cli]") {
 }
 
 TEST_CASE("inspect --json on a two-file module prints one JSON document", "[cli]") {
-  ToolRun run = runTlc({"inspect", "--json", "--arch", "sm_90a", fixture("module/a.cu"),
-                        fixture("module/b.cu")});
+  ToolRun run = runTlc(
+      {"inspect", "--json", "--arch", "sm_90a", fixture("module/a.cu"), fixture("module/b.cu")});
   INFO(run.err);
   REQUIRE(run.exitCode == 0);
   nlohmann::json document = nlohmann::json::parse(run.out);
@@ -50,8 +50,7 @@ TEST_CASE("static and anonymous-namespace kernels are inspected with internal li
                                                       {"visible", "strong"}});
 }
 
-TEST_CASE("a mistake in a function body is nvcc's to report, Clang's view shows with -v",
-          "[cli]") {
+TEST_CASE("a mistake in a function body is nvcc's to report, Clang's view shows with -v", "[cli]") {
   // Clang reads declarations: the parse lists the kernel whatever its body says...
   ToolRun inspect = runTlc({"inspect", fixture("errors/syntax.cu")});
   CHECK(inspect.exitCode == 0);
@@ -191,7 +190,8 @@ TEST_CASE("diagnostics are colored on a terminal, plain otherwise or with NO_COL
   }
 }
 
-TEST_CASE("TMA annotations evaluate macros, constexpr names and template parameters", "[cli][tma]") {
+TEST_CASE("TMA annotations evaluate macros, constexpr names and template parameters",
+          "[cli][tma]") {
   ToolRun run = runTlc({"inspect", "--json", "--arch", "sm_90a", fixture("tma/valid.cu")});
   INFO(run.err);
   REQUIRE(run.exitCode == 0);

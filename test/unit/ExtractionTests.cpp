@@ -250,18 +250,29 @@ TEST_CASE("the JSON model carries versions, schema and every kernel field", "[ex
   // docs/model-schema.md, version 1: a field removed or renamed must bump the version there.
   CHECK(document["schema"] == "tlc.module");
   CHECK(document["schema_version"] == 1);
-  CHECK(keysOf(document) ==
-        std::set<std::string>{"schema", "schema_version", "tlc_version", "clang_version",
-                              "cuda_version", "arch", "inputs", "kernels", "records",
-                              "other_entries"});
+  CHECK(keysOf(document) == std::set<std::string>{"schema", "schema_version", "tlc_version",
+                                                  "clang_version", "cuda_version", "arch", "inputs",
+                                                  "kernels", "records", "other_entries"});
   for (const nlohmann::json& each : document["kernels"])
-    CHECK(keysOf(each) == std::set<std::string>{"name", "display_name", "symbol", "launcher",
-                                                "extern_c", "linkage", "location",
-                                                "instantiated_at", "template_args",
-                                                "launch_bounds", "cluster_dims", "explicit_name",
-                                                "translation_units", "params", "index",
-                                                "has_params", "first_tensor_map",
-                                                "tensor_map_count", "has_tensor_maps",
+    CHECK(keysOf(each) == std::set<std::string>{"name",
+                                                "display_name",
+                                                "symbol",
+                                                "launcher",
+                                                "extern_c",
+                                                "linkage",
+                                                "location",
+                                                "instantiated_at",
+                                                "template_args",
+                                                "launch_bounds",
+                                                "cluster_dims",
+                                                "explicit_name",
+                                                "translation_units",
+                                                "params",
+                                                "index",
+                                                "has_params",
+                                                "first_tensor_map",
+                                                "tensor_map_count",
+                                                "has_tensor_maps",
                                                 "targets"});
   CHECK(keysOf(document["kernels"][1]["params"][0]) ==
         std::set<std::string>{"index", "name", "type", "canonical_type", "size", "align", "kind",

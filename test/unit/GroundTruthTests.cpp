@@ -30,8 +30,9 @@ std::string deviceLink(const std::vector<std::string>& inputs, const std::string
     objects.push_back(object);
   }
   std::string cubin = dir + "/module.cubin";
-  std::vector<std::string> link = {toolkit->nvcc, "-dlink", "-cubin", "-arch=sm_90a",
-                                   "-Xnvlink", "-ignore-host-info", "-o", cubin};
+  std::vector<std::string> link = {toolkit->nvcc,  "-dlink",   "-cubin",
+                                   "-arch=sm_90a", "-Xnvlink", "-ignore-host-info",
+                                   "-o",           cubin};
   link.insert(link.end(), objects.begin(), objects.end());
   auto linked = runCommand(link);
   REQUIRE_EXPECTED(linked);

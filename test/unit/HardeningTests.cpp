@@ -200,7 +200,7 @@ TEST_CASE("without HOME the cache is in the user's home folder, never in /tmp", 
 TEST_CASE("a cache others can write to, or rename, is not trusted", "[hardening][cache]") {
   std::string dir = scratchDir("cache-trust");
   REQUIRE_EXPECTED(BuildCache::open(dir + "/mine")); // made 0700
-  struct stat status {};
+  struct stat status{};
   REQUIRE(stat((dir + "/mine").c_str(), &status) == 0);
   CHECK((status.st_mode & 0777) == 0700);
 

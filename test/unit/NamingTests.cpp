@@ -1,7 +1,7 @@
 // Launcher names and C identifiers, on synthetic kernels (no parsing needed).
+#include "checks/SourceDiagnostics.h"
 #include "model/LauncherNames.h"
 #include "support/Identifiers.h"
-#include "checks/SourceDiagnostics.h"
 
 #include <catch2/catch.hpp>
 
@@ -53,12 +53,12 @@ TEST_CASE("C identifiers from C++ spellings", "[naming]") {
 TEST_CASE("launcher names: plain, namespaced, template, overloads, explicit", "[naming]") {
   bool ok = false;
   std::string messages;
-  auto names = launchers({kernel("saxpy", {"float"}), kernel("nn::act::gelu", {"float *"}),
-                          kernel("copy_vec", {"float *"}, {"float", "4"}),
-                          kernel("scale", {"float *", "float"}),
-                          kernel("scale", {"double *", "double"}),
-                          kernel("noargs", {}, {}, ""), kernel("k", {"int"}, {}, "custom")},
-                         ok, messages);
+  auto names =
+      launchers({kernel("saxpy", {"float"}), kernel("nn::act::gelu", {"float *"}),
+                 kernel("copy_vec", {"float *"}, {"float", "4"}),
+                 kernel("scale", {"float *", "float"}), kernel("scale", {"double *", "double"}),
+                 kernel("noargs", {}, {}, ""), kernel("k", {"int"}, {}, "custom")},
+                ok, messages);
   CHECK(ok);
   CHECK(names == std::vector<std::string>{"saxpy", "nn_act_gelu", "copy_vec_float_4",
                                           "scale_float_ptr_float", "scale_double_ptr_double",
@@ -68,17 +68,16 @@ TEST_CASE("launcher names: plain, namespaced, template, overloads, explicit", "[
 TEST_CASE("overload suffixes do not depend on declaration order", "[naming]") {
   bool ok = false;
   std::string messages;
-  auto forward = launchers({kernel("f", {"int *"}), kernel("f", {"const int *__restrict"})}, ok,
-                           messages);
-  auto backward = launchers({kernel("f", {"const int *__restrict"}), kernel("f", {"int *"})}, ok,
-                            messages);
+  auto forward =
+      launchers({kernel("f", {"int *"}), kernel("f", {"const int *__restrict"})}, ok, messages);
+  auto backward =
+      launchers({kernel("f", {"const int *__restrict"}), kernel("f", {"int *"})}, ok, messages);
   CHECK(forward[0] == backward[1]);
   CHECK(forward[1] == backward[0]);
   CHECK(forward[1] == "f_const_int_ptr");
 }
 
-TEST_CASE("remaining collisions are errors naming both kernels, no name is reserved",
-          "[naming]") {
+TEST_CASE("remaining collisions are errors naming both kernels, no name is reserved", "[naming]") {
   bool ok = true;
   std::string messages;
   Kernel first = kernel("first", {"int *"}, {}, "same");

@@ -77,13 +77,12 @@ TEST_CASE("kernel templates whose bodies only nvcc accepts get launchers", "[par
 
 TEST_CASE("library kernels instantiated in header bodies Clang skips are the library's",
           "[parity]") {
-  nlohmann::json manifest =
-      buildParity({"library_instances.cu"}, "library_instances",
-                  {"--arch", "sm_90a", "-I" + fixture("parity/system")});
+  nlohmann::json manifest = buildParity({"library_instances.cu"}, "library_instances",
+                                        {"--arch", "sm_90a", "-I" + fixture("parity/system")});
   CHECK(launchers(manifest).size() == 1);
   CHECK(launchers(manifest).count("own_kernel"));
-  CHECK_THAT(manifest["other_entries"].dump(), Contains("probe_library") &&
-                                                   Contains("12probe_kernelIvEEvv"));
+  CHECK_THAT(manifest["other_entries"].dump(),
+             Contains("probe_library") && Contains("12probe_kernelIvEEvv"));
 }
 
 TEST_CASE("a device-side launch builds as relocatable device code", "[parity]") {
@@ -131,9 +130,9 @@ TEST_CASE("kernels named like the API's own names get launchers under their name
   // The header compiles as C and as C++ with all of them side by side.
   std::string probe = scratchDir("parity-api-names-probe");
   for (const char* language : {"c", "c++"}) {
-    CommandResult compile = run({"cc", "-x", language, "-fsyntax-only", "-Wall", "-Wextra",
-                                 "-Werror", "-I" + out, "-isystem", cudaInclude(),
-                                 out + "/api_names.h"});
+    CommandResult compile =
+        run({"cc", "-x", language, "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-I" + out,
+             "-isystem", cudaInclude(), out + "/api_names.h"});
     INFO(language << ": " << compile.output);
     CHECK(compile.exitCode == 0);
   }
@@ -173,8 +172,7 @@ TEST_CASE("parameters are typed as CUDA engineers hold them", "[parity][types]")
   INFO(cpp.output);
   CHECK(cpp.exitCode == 0);
   CommandResult c = run({"cc", "-x", "c", "-std=c99", "-fsyntax-only", "-Wall", "-Wextra",
-                         "-Werror", "-I" + out, "-isystem", cudaInclude(),
-                         out + "/cuda_types.h"});
+                         "-Werror", "-I" + out, "-isystem", cudaInclude(), out + "/cuda_types.h"});
   INFO(c.output);
   CHECK(c.exitCode == 0);
 }

@@ -61,8 +61,8 @@ TEST_CASE("valid tiled annotations parse to the driver's values", "[tma]") {
   CHECK(b.l2 == TensorMapL2Promotion::B256);
   CHECK(b.oob == TensorMapOobFill::NanRequestZeroFma);
 
-  TensorMapSpec c = parse("tiled", "dtype=f16 box=(TILE)x(ROWS) rank=2 swizzle=128B_atom_32B",
-                          problems);
+  TensorMapSpec c =
+      parse("tiled", "dtype=f16 box=(TILE)x(ROWS) rank=2 swizzle=128B_atom_32B", problems);
   REQUIRE(problems.empty());
   CHECK(c.box == std::vector<int64_t>{64, 8});
   CHECK(c.swizzle == TensorMapSwizzle::B128Atom32B);
@@ -74,8 +74,8 @@ TEST_CASE("valid tiled annotations parse to the driver's values", "[tma]") {
 
 TEST_CASE("valid im2col annotations parse corners, channels and pixels", "[tma]") {
   std::vector<std::string> problems;
-  TensorMapSpec spec = parse(
-      "im2col", "dtype=f16 rank=4 channels=64 pixels=128 lower=-1x-1 upper=1x1", problems);
+  TensorMapSpec spec =
+      parse("im2col", "dtype=f16 rank=4 channels=64 pixels=128 lower=-1x-1 upper=1x1", problems);
   REQUIRE(problems.empty());
   CHECK(spec.rank == 4);
   CHECK(spec.lower == std::vector<int64_t>{-1, -1});
@@ -92,14 +92,22 @@ TEST_CASE("valid im2col annotations parse corners, channels and pixels", "[tma]"
 TEST_CASE("every CUDA 13 tensor-map data type has a short name", "[tma]") {
   // The driver's enum for each short name, in cuda.h's order.
   const std::vector<std::pair<std::string, std::string>> expected = {
-      {"u8", "UINT8"},          {"u16", "UINT16"},
-      {"u32", "UINT32"},        {"s32", "INT32"},
-      {"u64", "UINT64"},        {"s64", "INT64"},
-      {"f16", "FLOAT16"},       {"f32", "FLOAT32"},
-      {"f64", "FLOAT64"},       {"bf16", "BFLOAT16"},
-      {"f32ftz", "FLOAT32_FTZ"}, {"tf32", "TFLOAT32"},
-      {"tf32ftz", "TFLOAT32_FTZ"}, {"16u4_align8b", "16U4_ALIGN8B"},
-      {"16u4_align16b", "16U4_ALIGN16B"}, {"16u6_align16b", "16U6_ALIGN16B"}};
+      {"u8", "UINT8"},
+      {"u16", "UINT16"},
+      {"u32", "UINT32"},
+      {"s32", "INT32"},
+      {"u64", "UINT64"},
+      {"s64", "INT64"},
+      {"f16", "FLOAT16"},
+      {"f32", "FLOAT32"},
+      {"f64", "FLOAT64"},
+      {"bf16", "BFLOAT16"},
+      {"f32ftz", "FLOAT32_FTZ"},
+      {"tf32", "TFLOAT32"},
+      {"tf32ftz", "TFLOAT32_FTZ"},
+      {"16u4_align8b", "16U4_ALIGN8B"},
+      {"16u4_align16b", "16U4_ALIGN16B"},
+      {"16u6_align16b", "16U6_ALIGN16B"}};
   REQUIRE(EnumTable<TensorMapDataType>::rows().size() == expected.size());
   for (const auto& [name, enumName] : expected) {
     INFO(name);
@@ -143,9 +151,10 @@ TEST_CASE("invalid annotations give exact messages", "[tma]") {
   const Row rows[] = {
       {"tiled", "dtype=bf16 box=64x64 sizzle=128B",
        "unknown key 'sizzle' (keys: box, dtype, elemstrides, interleave, l2, oob, rank, swizzle)"},
-      {"tiled", "dtype=bf17 box=64", "unknown dtype 'bf17' (one of: u8, u16, u32, s32, u64, s64, "
-                                     "f16, f32, f64, bf16, f32ftz, tf32, tf32ftz, 16u4_align8b, "
-                                     "16u4_align16b, 16u6_align16b)"},
+      {"tiled", "dtype=bf17 box=64",
+       "unknown dtype 'bf17' (one of: u8, u16, u32, s32, u64, s64, "
+       "f16, f32, f64, bf16, f32ftz, tf32, tf32ftz, 16u4_align8b, "
+       "16u4_align16b, 16u6_align16b)"},
       {"tiled", "dtype=f16 box=64 swizzle=256B",
        "unknown swizzle '256B' (one of: none, 32B, 64B, 128B, 128B_atom_32B, "
        "128B_atom_32B_flip_8B, 128B_atom_64B)"},
@@ -153,9 +162,10 @@ TEST_CASE("invalid annotations give exact messages", "[tma]") {
       {"tiled", "dtype=f16 box=64 oob=zero", "unknown oob 'zero' (one of: none, nan)"},
       {"tiled", "dtype=f16 box=64 interleave=8B",
        "unknown interleave '8B' (one of: none, 16B, 32B)"},
-      {"tiled", "box=64", "'dtype' is required (one of: u8, u16, u32, s32, u64, s64, f16, f32, "
-                          "f64, bf16, f32ftz, tf32, tf32ftz, 16u4_align8b, 16u4_align16b, "
-                          "16u6_align16b)"},
+      {"tiled", "box=64",
+       "'dtype' is required (one of: u8, u16, u32, s32, u64, s64, f16, f32, "
+       "f64, bf16, f32ftz, tf32, tf32ftz, 16u4_align8b, 16u4_align16b, "
+       "16u6_align16b)"},
       {"tiled", "dtype=f16", "'box' is required: the box dims, innermost first, e.g. box=64x64"},
       {"tiled", "dtype=f16 box=64 dtype=f32", "'dtype' is given twice"},
       {"tiled", "dtype=f16 box", "'box' is not key=value"},
@@ -165,7 +175,8 @@ TEST_CASE("invalid annotations give exact messages", "[tma]") {
       {"tiled", "dtype=f32 box=300x4", "box dim 300 is outside 1..256"},
       {"tiled", "dtype=f32 box=8x0", "box dim 0 is outside 1..256"},
       {"tiled", "dtype=f32 box=8x8 elemstrides=1x9", "element stride 9 is outside 1..8"},
-      {"tiled", "dtype=f32 box=8x8 elemstrides=1x1x1", "elemstrides has 3 entries but the rank is 2"},
+      {"tiled", "dtype=f32 box=8x8 elemstrides=1x1x1",
+       "elemstrides has 3 entries but the rank is 2"},
       {"tiled", "dtype=f32 box=8x8 rank=3", "box has 2 dims but the rank is 3"},
       {"tiled", "dtype=bf16 box=31x8",
        "the inner box dim is 62 bytes (31 x bf16), not a multiple of 16"},
@@ -175,8 +186,9 @@ TEST_CASE("invalid annotations give exact messages", "[tma]") {
        "the inner box dim is 64 bytes (32 x f16), over the 32B swizzle span"},
       {"tiled", "dtype=u8 box=16x4x2 interleave=32B", "interleave=32B needs swizzle=32B"},
       {"tiled", "dtype=s32 box=8 oob=nan", "oob=nan needs a floating-point dtype, not s32"},
-      {"tiled", "dtype=16u4_align16b box=64", "dtype=16u4_align16b needs an inner box dim of 128, "
-                                              "not 64"},
+      {"tiled", "dtype=16u4_align16b box=64",
+       "dtype=16u4_align16b needs an inner box dim of 128, "
+       "not 64"},
       {"tiled", "dtype=f32 box=TILExTILE",
        "cannot evaluate box 'TILExTILE': 'TILExTILE' is not a macro, integer constant or template "
        "parameter known here; write expressions in parentheses, e.g. (BLOCK_M)x(BLOCK_K)"},

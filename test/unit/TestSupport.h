@@ -10,7 +10,7 @@
 #include <vector>
 
 // Fails the test with the error's message unless `expected` holds a value.
-#define REQUIRE_EXPECTED(expected)                                                                \
+#define REQUIRE_EXPECTED(expected)                                                                 \
   do {                                                                                             \
     if (!(expected))                                                                               \
       FAIL(::tlc::summarize((expected).takeError()).message);                                      \

@@ -90,7 +90,8 @@ void addSourceOptions(CLI::App& command, tlc::SourceOptions& options) {
       "Take each input's flags from this compile_commands.json (nvcc command lines)");
   command
       .add_option_function<std::string>(
-          "-p", [&options](const std::string& dir) {
+          "-p",
+          [&options](const std::string& dir) {
             options.compileCommands = dir + "/compile_commands.json";
           },
           "Build folder holding compile_commands.json (as clang-tidy's -p)")
@@ -124,9 +125,10 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
       ->allow_extra_args(false);
   command.add_option("--Xnvcc", options.nvccFlags, "-Xnvcc FLAG: pass FLAG to nvcc (repeatable)")
       ->allow_extra_args(false);
-  command.add_option("--entry", options.entries,
-                     "Generate launchers only for this kernel: C++ name, launcher name or "
-                     "symbol (repeatable)")
+  command
+      .add_option("--entry", options.entries,
+                  "Generate launchers only for this kernel: C++ name, launcher name or "
+                  "symbol (repeatable)")
       ->allow_extra_args(false);
   command.add_flag("--external-image", options.externalImage,
                    "Load NAME.cubin/.fatbin from beside libNAME.so instead of embedding it");
@@ -144,9 +146,10 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
   command.add_option("--compile-commands-out", options.compileCommandsOut,
                      "Write a compile_commands.json with each input's Clang parse, so that "
                      "clangd sees the kernels as tlc does (replaced atomically)");
-  command.add_option("--launcher", options.launcher,
-                     "Run nvcc under this command, e.g. ccache or sccache (repeatable for its "
-                     "arguments)")
+  command
+      .add_option("--launcher", options.launcher,
+                  "Run nvcc under this command, e.g. ccache or sccache (repeatable for its "
+                  "arguments)")
       ->allow_extra_args(false);
   command.add_flag("--no-cache", options.noCache,
                    "Do not use the build cache (also TLC_DISABLE_CACHE=1)");
@@ -218,10 +221,12 @@ int main(int argc, char** argv) {
   CLI::App* cacheCommand = app.add_subcommand("cache", "Inspect or trim the build cache");
   cacheCommand->require_subcommand(1);
   tlc::CacheOptions cache;
-  cacheCommand->add_subcommand("stats", "Entries, size, hits and misses")
-      ->callback([&] { cache.action = tlc::CacheAction::Stats; });
-  cacheCommand->add_subcommand("clear", "Remove every entry")
-      ->callback([&] { cache.action = tlc::CacheAction::Clear; });
+  cacheCommand->add_subcommand("stats", "Entries, size, hits and misses")->callback([&] {
+    cache.action = tlc::CacheAction::Stats;
+  });
+  cacheCommand->add_subcommand("clear", "Remove every entry")->callback([&] {
+    cache.action = tlc::CacheAction::Clear;
+  });
   CLI::App* prune = cacheCommand->add_subcommand("prune", "Remove least recently used entries");
   prune->add_option("--max-size", cache.maxSize, "Keep at most this much: 500M, 10G, ...")
       ->required();

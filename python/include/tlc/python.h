@@ -48,10 +48,10 @@ enum tlc_py_scalar {
 };
 
 typedef struct tlc_py_param {
-  const char* name;   /* its keyword: the kernel parameter's name, `_` appended where it would
-                         collide with a launch option or a Python keyword */
-  const char* type;   /* as the kernel spells it, for messages */
-  unsigned char kind; /* tlc_py_kind */
+  const char* name;       /* its keyword: the kernel parameter's name, `_` appended where it would
+                             collide with a launch option or a Python keyword */
+  const char* type;       /* as the kernel spells it, for messages */
+  unsigned char kind;     /* tlc_py_kind */
   unsigned char scalar;   /* TLC_PY_SCALAR: tlc_py_scalar */
   unsigned char writable; /* a pointer to non-const data: read-only buffers are refused */
   unsigned size;          /* TLC_PY_RECORD: bytes; TLC_PY_TENSOR_MAP: bits per element */
@@ -88,8 +88,8 @@ typedef union tlc_py_value {
 /* What one call parses into. */
 typedef struct tlc_py_call {
   tlc_config config;
-  tlc_py_value* values;  /* one per parameter */
-  PyObject** arguments;  /* scratch, one per parameter (borrowed references) */
+  tlc_py_value* values; /* one per parameter */
+  PyObject** arguments; /* scratch, one per parameter (borrowed references) */
 } tlc_py_call;
 
 /* The generated part of one extension module. */

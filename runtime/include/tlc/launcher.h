@@ -76,13 +76,13 @@ typedef struct tlc_tensor {
    __nv_bfloat16, __half2 and __nv_bfloat162 (whose copy constructors make them not trivially
    copyable, though they are their bits) pass without casts. */
 #ifdef __cplusplus
-#define TLC_BITS_CONVERSION(self, bits_type)                                                      \
-  self() = default;                                                                               \
-  template <typename T, typename = typename std::enable_if<                                       \
-                            sizeof(T) == sizeof(bits_type) && std::is_standard_layout<T>::value    \
-                        >::type>                                                                  \
-  self(const T& value) {                                                                          \
-    memcpy(&bits, &value, sizeof bits);                                                           \
+#define TLC_BITS_CONVERSION(self, bits_type)                                                       \
+  self() = default;                                                                                \
+  template <typename T,                                                                            \
+            typename = typename std::enable_if<sizeof(T) == sizeof(bits_type) &&                   \
+                                               std::is_standard_layout<T>::value>::type>           \
+  self(const T& value) {                                                                           \
+    memcpy(&bits, &value, sizeof bits);                                                            \
   }
 #else
 #define TLC_BITS_CONVERSION(self, bits_type)

@@ -22,7 +22,6 @@ int main(void) {
   failed |= report("archs_default", tlc_archs_default_image_target, tlc_archs_default_last_error);
   failed |= report("archs_cmake", tlc_archs_cmake_image_target, tlc_archs_cmake_last_error);
   failed |= report("archs_nvcc", tlc_archs_nvcc_image_target, tlc_archs_nvcc_last_error);
-  printf("archs_default load(0): %s\n",
-         tlc_archs_default_status_string(tlc_archs_default_load(0)));
+  printf("archs_default load(0): %s\n", tlc_archs_default_status_string(tlc_archs_default_load(0)));
   return failed;
 }

@@ -21,7 +21,7 @@ typedef struct consumer_driver {
 
 /* Writing through a void** is how POSIX suggests assigning dlsym's result to a function pointer;
    it reads the same in C and C++. */
-#define CONSUMER_SYMBOL(library, field, name) \
+#define CONSUMER_SYMBOL(library, field, name)                                                      \
   (*(void**)(&(field)) = dlsym((library), (name)), (field) != NULL)
 
 /* Opens the driver and makes device 0's primary context current (the launcher launches in the

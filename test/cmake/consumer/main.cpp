@@ -17,7 +17,8 @@ int main() {
   std::printf("C++: found fill as kernel %d (%s); block %d\n", kernel,
               tlc_consumer_kernels_kernel_name(kernel), CONSUMER_BLOCK);
   tlc_status status = tlc_consumer_kernels_load(0);
-  std::printf("C++: tlc_consumer_kernels_load(0): %s\n", tlc_consumer_kernels_status_string(status));
+  std::printf("C++: tlc_consumer_kernels_load(0): %s\n",
+              tlc_consumer_kernels_status_string(status));
   if (status == TLC_ERROR_NO_DRIVER || status == TLC_ERROR_NO_DEVICE)
     return 0; // built and linked; nothing to run here
   if (status != TLC_SUCCESS) {

@@ -130,7 +130,7 @@ TEST_CASE("several inputs compile relocatable and are device-linked per arch", "
   CHECK(has(device.links[0].argv, "-ignore-host-info"));
   CHECK(has(device.links[0].argv, "0-a.fatbin"));
   CHECK(device.targets[0].perInput[0] == "/stage/work/0-a.fatbin"); // as tlc reads it
-  CHECK(device.ptxExtractions.empty()); // no PTX target
+  CHECK(device.ptxExtractions.empty());                             // no PTX target
   REQUIRE(device.package);
   CHECK(device.package->argv.front() == "/cuda/bin/fatbinary");
   CHECK(device.image == "/stage/work/m.fatbin");

@@ -34,9 +34,8 @@ public:
       Changed.notify_all();
       auto waitFor = WaitFor.find(task.description);
       if (waitFor != WaitFor.end())
-        Overlapped[task.description] =
-            Changed.wait_for(lock, std::chrono::seconds(10),
-                             [&] { return Started.count(waitFor->second) > 0; });
+        Overlapped[task.description] = Changed.wait_for(
+            lock, std::chrono::seconds(10), [&] { return Started.count(waitFor->second) > 0; });
     }
     std::lock_guard<std::mutex> lock(Mutex);
     Ended[task.description] = ++Clock;

@@ -107,8 +107,7 @@ TEST_CASE("the package's files", "[python]") {
                                                 "m/tlc/_ext.abi3.so"});
 }
 
-TEST_CASE("with --python the plan renders the package and links the extension last",
-          "[python]") {
+TEST_CASE("with --python the plan renders the package and links the extension last", "[python]") {
   tlc::PythonPlan python = pythonPlan();
   tlc::BuildPlanOptions options;
   options.inputCount = 1;
@@ -133,8 +132,7 @@ TEST_CASE("with --python the plan renders the package and links the extension la
   CHECK(sources.find(tlc::TaskKind::Manifest) < 0);
 }
 
-TEST_CASE("parameter keywords avoid launch options, Python keywords and each other",
-          "[python]") {
+TEST_CASE("parameter keywords avoid launch options, Python keywords and each other", "[python]") {
   CHECK(tlc::pythonKeywords(kernel("k", {"x", "grid", "lambda", "stream", "block_"})) ==
         std::vector<std::string>{"x", "grid_", "lambda_", "stream_", "block_"});
   CHECK(tlc::pythonKeywords(kernel("k", {"block", "block_"})) ==
