@@ -66,6 +66,9 @@ struct BuildOptions {
   // --remote-storage URL: the cache's remote tier (RemoteStorage.h); "" turns it off. Unset:
   // TLC_REMOTE_STORAGE.
   std::optional<std::string> remoteStorage;
+  // --base-dir DIR: paths under it enter the cache relative to the working folder, so that
+  // checkouts under it share entries (cache/Relocation.h); "" turns it off. Unset: TLC_BASE_DIR.
+  std::optional<std::string> baseDir;
   unsigned toolTimeout = 3600;        // --tool-timeout: seconds a tool may run; 0: no limit
   bool python = false;                // --python: also the package NAME/ (docs/python.md)
   std::string pythonLibrary;          // libtlc_python.a; default: the installed one
