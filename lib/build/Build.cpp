@@ -359,12 +359,16 @@ private:
     key.addToolIdentity("tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor), memo);
     key.add("clang", clangVersion() + " " + clangResourceDir());
     const CudaToolkit& toolkit = Tools.toolkit;
-    // Not where the toolkit is: a copy elsewhere, or another machine's, keys the same.
-    key.add("cuda", std::to_string(toolkit.cudaVersion));
+    // The tools by their content: another machine's, or one rewritten with the same bytes, keys
+    // the same. Where the toolkit and the host compiler are stays in the key (relocated under
+    // the base folder): they decide which headers a build finds, and entries check only the
+    // headers they recorded, so a toolkit elsewhere with other headers must not hit.
+    key.add("cuda", Relocation.path(toolkit.root) + " " + std::to_string(toolkit.cudaVersion));
     for (const char* tool :
          {"bin/nvcc", "bin/ptxas", "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc"})
       key.addToolIdentity(tool, toolkit.root + "/" + tool, memo);
-    key.addToolIdentity("host-compiler", Tools.compiler.path, memo);
+    key.add("host-compiler", Relocation.path(Tools.compiler.path));
+    key.addToolIdentity("host-compiler-content", Tools.compiler.path, memo);
     addBuildOptions(key, Options, Paths, Relocation);
     for (const std::string& input : Options.sources.inputs) {
       auto digest = inputDigest(input);
