@@ -170,6 +170,11 @@ Arguments
 
 ``CMAKE_CUDA_COMPILER_LAUNCHER`` (ccache, sccache), where set, is passed as ``--launcher``.
 
+The build cache's base folder (``tlc build --base-dir``, as ccache's ``base_dir``) is the variable
+``TLC_BASE_DIR`` where set (``OFF`` or ``""``: none is passed), else ``TLC_BASE_DIR`` from the
+build's environment, else ``CMAKE_SOURCE_DIR``: two checkouts of a project, each with its build
+folder in the same place, share cache entries.
+
 The target ``<name>`` is a global imported shared library: linking it puts ``<name>.h`` and
 CUDA's include folder on the include path, links ``lib<name>.so`` and builds it first. Its
 properties ``TLC_OUTPUT_DIRECTORY`` and ``TLC_IMAGE`` name the output folder and device image
@@ -312,6 +317,17 @@ function(tlc_add_launcher_library name)
   foreach(launcher IN LISTS CMAKE_CUDA_COMPILER_LAUNCHER)
     list(APPEND args "--launcher=${launcher}")
   endforeach()
+  # The build cache's base folder: the variable TLC_BASE_DIR where the project or its cache sets
+  # it, else TLC_BASE_DIR from the environment (tlc reads it when it runs), else the top source
+  # folder, so that checkouts with their build folders in the same place share entries. A false
+  # TLC_BASE_DIR (OFF, "") passes none. The `=` form: the path is one argument whatever it is.
+  if(DEFINED TLC_BASE_DIR)
+    if(TLC_BASE_DIR)
+      list(APPEND args "--base-dir=${TLC_BASE_DIR}")
+    endif()
+  elseif(NOT DEFINED ENV{TLC_BASE_DIR})
+    list(APPEND args "--base-dir=${CMAKE_SOURCE_DIR}")
+  endif()
 
   # tlc rewrites an output only when its content changes, which keeps everything downstream from
   # rebuilding for nothing, but leaves nothing with a fresh time stamp for Make to compare with

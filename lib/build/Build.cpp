@@ -17,6 +17,7 @@
 #include "build/ToolPaths.h"
 #include "build/Toolchain.h"
 #include "cache/Cache.h"
+#include "cache/Relocation.h"
 #include "cache/RemoteCache.h"
 #include "checks/Analysis.h"
 #include "checks/Entries.h"
@@ -118,15 +119,16 @@ struct ToolView {
 class Builder : public TaskHandler {
 public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
-          BuildCache* cache, RemoteCache* remote, ToolView view)
+          BuildCache* cache, RemoteCache* remote, PathRelocation relocation, ToolView view)
       : Options(options), Name(Options.name), Tools(std::move(tools)), Work(std::move(staging)),
         Names(std::move(view.names)), Paths(options.sources.inputs, Work->workDir()),
         Slots(effectiveJobs(options.sources.frontend.jobs), processJobserver()), Cache(cache),
-        Remote(remote), DeviceOptions(std::move(view.device)),
+        Remote(remote), Relocation(std::move(relocation)), DeviceOptions(std::move(view.device)),
         Device(planDeviceBuild(DeviceOptions, Tools.toolkit)),
         Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)),
         Python(view.python ? std::optional<PythonPlan>(planPythonBuild(*view.python))
                            : std::nullopt) {
+    Paths.setBase(Relocation.base());
     Runner.verbose = options.sources.verbose;
     Runner.timeoutSeconds = options.toolTimeout;
     if (options.sources.verbose)
@@ -158,7 +160,7 @@ public:
       key = *computed;
       std::vector<std::string> inputs;
       for (const std::string& input : Options.sources.inputs)
-        inputs.push_back(absolutePath(input));
+        inputs.push_back(Relocation.path(absolutePath(input)));
       std::vector<std::string> outputs = {imageFile(), "lib" + Name + ".so", Name + ".h",
                                           Name + ".json"};
       if (Options.python)
@@ -199,12 +201,16 @@ public:
       }
       return finish(sources, Name + ".h", dependencies);
     }
+    // Entries record the files relocated as the key spells them; the depfile names them all.
+    std::vector<std::string> recorded;
+    for (const std::string& dependency : dependencies)
+      recorded.push_back(Relocation.path(dependency));
     if (Cache)
-      if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, dependencies))
+      if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, recorded))
         printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
                                                    summarize(std::move(error)).message);
     if (Remote)
-      Remote->store(key, Work->outputsDir(), Outputs, dependencies);
+      Remote->store(key, Work->outputsDir(), Outputs, recorded);
     return finish(fileNames(Outputs), Name + ".json", dependencies);
   }
 
@@ -349,15 +355,21 @@ private:
     CacheKey key;
     static int anchor;
     key.add("tlc", tlcVersion());
-    key.addFileIdentity("tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor));
+    std::string memo = Cache->toolMemoDir();
+    key.addToolIdentity("tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor), memo);
     key.add("clang", clangVersion() + " " + clangResourceDir());
     const CudaToolkit& toolkit = Tools.toolkit;
-    key.add("cuda", toolkit.root + " " + std::to_string(toolkit.cudaVersion));
+    // The tools by their content: another machine's, or one rewritten with the same bytes, keys
+    // the same. Where the toolkit and the host compiler are stays in the key (relocated under
+    // the base folder): they decide which headers a build finds, and entries check only the
+    // headers they recorded, so a toolkit elsewhere with other headers must not hit.
+    key.add("cuda", Relocation.path(toolkit.root) + " " + std::to_string(toolkit.cudaVersion));
     for (const char* tool :
          {"bin/nvcc", "bin/ptxas", "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc"})
-      key.addFileIdentity(tool, toolkit.root + "/" + tool);
-    key.addFileIdentity("host-compiler", Tools.compiler.path);
-    addBuildOptions(key, Options, Paths);
+      key.addToolIdentity(tool, toolkit.root + "/" + tool, memo);
+    key.add("host-compiler", Relocation.path(Tools.compiler.path));
+    key.addToolIdentity("host-compiler-content", Tools.compiler.path, memo);
+    addBuildOptions(key, Options, Paths, Relocation);
     for (const std::string& input : Options.sources.inputs) {
       auto digest = inputDigest(input);
       if (!digest)
@@ -375,7 +387,7 @@ private:
       if (llvm::Error error = key.addFile("python-library", Options.pythonLibrary))
         return error;
       for (const std::string& file : pythonInputs())
-        if (llvm::Error error = key.addFile("python " + file, file))
+        if (llvm::Error error = key.addFile("python " + Relocation.path(file), file))
           return error;
       key.add("python-include", pythonIncludeDir());
     }
@@ -701,7 +713,8 @@ private:
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
-  RemoteCache* Remote;              // the cache's second tier, when one is configured
+  RemoteCache* Remote; // the cache's second tier, when one is configured
+  PathRelocation Relocation; // how the cache spells paths (--base-dir)
   DeviceBuildOptions DeviceOptions; // relocatable when the parse finds a device-side launch
   DevicePlan Device;
   const HostPlan Host;
@@ -921,6 +934,12 @@ llvm::Error runBuild(const BuildOptions& requested) {
       return configured.takeError();
     remote = std::move(*configured);
   }
+  // And so is a base folder that is none. It decides how manifests name files under it, with
+  // the cache or without.
+  auto relocation =
+      PathRelocation::fromSettings(options->baseDir ? &*options->baseDir : nullptr);
+  if (!relocation)
+    return relocation.takeError();
 
   // From here on tlc makes files: a signal stops the build and removes them.
   InterruptScope interrupts;
@@ -931,10 +950,10 @@ llvm::Error runBuild(const BuildOptions& requested) {
   std::optional<BuildCache> cache;
   if (useCache)
     cache = openBuildCache(defaultCacheDir());
-  llvm::Error result =
-      Builder(*options, std::move(*tools), std::move(*staging), cache ? &*cache : nullptr,
-              cache ? remote.get() : nullptr, std::move(*view))
-          .run();
+  llvm::Error result = Builder(*options, std::move(*tools), std::move(*staging),
+                               cache ? &*cache : nullptr, cache ? remote.get() : nullptr,
+                               std::move(*relocation), std::move(*view))
+                           .run();
   if (result && interrupted()) { // whatever failed, the signal came first
     llvm::consumeError(std::move(result));
     return interruptedError();

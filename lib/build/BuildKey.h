@@ -6,12 +6,15 @@
 
 #include "build/DisplayPaths.h"
 #include "cache/Cache.h"
+#include "cache/Relocation.h"
 #include "commands/Commands.h"
 
 namespace tlc {
 
 // `options` after resolution: the module's name, the compile database's flags and the archs
-// are final. Inputs are named as outputs name them (`paths`), not where they are.
-void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPaths& paths);
+// are final. Inputs are named as outputs name them (`paths`), not where they are; folders and
+// flags naming folders are relocated (`relocation`: relative under --base-dir).
+void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPaths& paths,
+                     const PathRelocation& relocation);
 
 } // namespace tlc

@@ -1,6 +1,7 @@
 // Spelling build paths for messages and manifests: inputs relative, temporaries by role.
 #include "build/DisplayPaths.h"
 
+#include "cache/Relocation.h"
 #include "support/Process.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -54,13 +55,39 @@ std::string DisplayPaths::operator()(const std::string& path) const {
     std::string replacement = base == &Work ? "<work>/" : "";
     return path.substr(0, at) + replacement + (*this)(path.substr(at + base->size()));
   }
+  // A path under the base folder, alone or after -I or `=`.
+  if (size_t at = path.find('/'); !Base.empty() && at != std::string::npos) {
+    llvm::StringRef before = llvm::StringRef(path).take_front(at);
+    if (before.empty() || before == "-I" || before.ends_with("="))
+      if (std::string based = underBase(path.substr(at)); !based.empty())
+        return before.str() + based;
+  }
   return path;
 }
 
 std::string DisplayPaths::input(const std::string& path) const {
   std::string absolute = absoluteFolder(path);
   llvm::StringRef relative(absolute);
-  return relative.consume_front(Root) ? relative.str() : absolute;
+  if (relative.consume_front(Root))
+    return relative.str();
+  std::string based = underBase(absolute);
+  return based.empty() ? absolute : based;
+}
+
+void DisplayPaths::setBase(const std::string& base) {
+  Base = base;
+  llvm::SmallString<256> real;
+  RealRoot = llvm::sys::fs::real_path(Root, real) ? llvm::StringRef(Root).rtrim('/').str()
+                                                  : real.str().str();
+}
+
+std::string DisplayPaths::underBase(const std::string& absolute) const {
+  if (Base.empty() || RealRoot.empty())
+    return "";
+  llvm::SmallString<256> real;
+  std::string where =
+      llvm::sys::fs::real_path(absolute, real) ? absoluteFolder(absolute) : real.str().str();
+  return isInsideFolder(where, Base) ? relativePath(RealRoot, where) : "";
 }
 
 void DisplayPaths::relativize(Module& module) const {

@@ -21,11 +21,20 @@ public:
   std::string commandLine(const std::vector<std::string>& argv) const;
   // Every source location and input name in `module`, as outputs name them.
   void relativize(Module& module) const;
+  // With a base folder (--base-dir, a real path), paths under it outside the inputs' folder are
+  // named relative to that folder too: "../include/k.cuh" is the same in every checkout, as the
+  // cache key that finds the outputs is.
+  void setBase(const std::string& base);
 
 private:
   std::vector<std::string> Inputs; // as typed
-  std::string Root;                // absolute common folder of the inputs, with a trailing '/'
-  std::string Work;                // absolute staging folder, with a trailing '/'
+  std::string Root; // absolute common folder of the inputs, with a trailing '/'
+  std::string Work; // absolute staging folder, with a trailing '/'
+  std::string Base; // real base folder, "" when none
+  std::string RealRoot; // the real path of Root, without a trailing '/'
+
+  // A path under Base relative to the inputs' folder; "" when it is not under Base.
+  std::string underBase(const std::string& absolute) const;
 };
 
 } // namespace tlc

@@ -70,19 +70,7 @@ llvm::Error CacheKey::addFile(llvm::StringRef label, const std::string& path) {
   return llvm::Error::success();
 }
 
-void CacheKey::addFileIdentity(llvm::StringRef label, const std::string& path) {
-  llvm::sys::fs::file_status status;
-  if (llvm::sys::fs::status(path, status)) {
-    add(label, path + " (missing)");
-    return;
-  }
-  add(label, path + " " + std::to_string(status.getSize()) + " " +
-                 std::to_string(llvm::sys::toTimeT(status.getLastModificationTime())));
-}
-
-std::string CacheKey::digest() const {
-  return sha256Hex(Material).substr(0, 40);
-}
+std::string CacheKey::digest() const { return sha256Hex(Material).substr(0, 40); }
 
 namespace {
 
@@ -216,11 +204,57 @@ std::pair<uint64_t, uint64_t> parseCounters(llvm::StringRef text) {
   return {hits, misses};
 }
 
+// A file's identity on this machine: where it really is, which file it is, and when it last
+// changed ("" when it cannot be read). A file rewritten in place changes its times.
+std::string fileIdentity(const std::string& path) {
+  llvm::SmallString<256> real;
+  struct stat status {};
+  if (llvm::sys::fs::real_path(path, real) || ::stat(real.c_str(), &status) != 0 ||
+      !S_ISREG(status.st_mode))
+    return "";
+  auto nanoseconds = [](const timespec& time) {
+    return std::to_string(time.tv_sec) + "." + std::to_string(time.tv_nsec);
+  };
+  return real.str().str() + "\n" + std::to_string(status.st_dev) + " " +
+         std::to_string(status.st_ino) + " " + std::to_string(status.st_size) + " " +
+         nanoseconds(status.st_mtim) + " " + nanoseconds(status.st_ctim);
+}
+
+bool isContentHash(llvm::StringRef text) {
+  return text.size() == 32 && llvm::all_of(text, [](char c) {
+           return llvm::isDigit(c) || (c >= 'A' && c <= 'F');
+         });
+}
+
+// A tool's content hash, from the memo when one holds it for the tool as it is now.
+std::string toolContentHash(const std::string& path, const std::string& memoDir) {
+  std::string identity = fileIdentity(path);
+  if (identity.empty())
+    return "missing";
+  std::string memo = memoDir.empty() ? "" : memoDir + "/" + sha256Hex(identity).substr(0, 40);
+  if (!memo.empty() && distrust(memo, false).empty()) {
+    if (auto text = readFile(memo); text && isContentHash(*text))
+      return *text;
+    else if (!text)
+      llvm::consumeError(text.takeError());
+  }
+  std::string hash = contentHash(path);
+  // Remembered only when the tool did not change while it was read; a memo that cannot be
+  // written costs the next build another read, nothing more.
+  if (!memo.empty() && hash != "missing" && fileIdentity(path) == identity &&
+      !llvm::sys::fs::create_directories(memoDir, true, llvm::sys::fs::owner_all))
+    llvm::consumeError(writeFile(memo, hash, 0600));
+  return hash;
+}
+
 } // namespace
 
-std::string dependencyHash(const std::string& path) {
-  return contentHash(path);
+void CacheKey::addToolIdentity(llvm::StringRef label, const std::string& path,
+                               const std::string& memoDir) {
+  add(label, toolContentHash(path, memoDir));
 }
+
+std::string dependencyHash(const std::string& path) { return contentHash(path); }
 
 llvm::Expected<BuildCache> BuildCache::open(const std::string& dir) {
   if (dir.empty())
@@ -441,13 +475,19 @@ llvm::Expected<CacheStats> BuildCache::stats() const {
 }
 
 llvm::Error BuildCache::clear() {
-  if (!llvm::sys::fs::exists(versionDir()))
+  std::vector<std::string> folders;
+  for (const std::string& folder : {versionDir(), toolMemoDir()})
+    if (llvm::sys::fs::exists(folder))
+      folders.push_back(folder);
+  if (folders.empty())
     return llvm::Error::success();
   auto trash = LockedFolder::create(Dir, "trash-");
   if (!trash)
     return trash.takeError();
-  if (auto ec = llvm::sys::fs::rename(versionDir(), (*trash)->path() + "/v1"))
-    return inputError("cannot clear the cache '" + Dir + "': " + ec.message());
+  for (const std::string& folder : folders)
+    if (auto ec = llvm::sys::fs::rename(folder, (*trash)->path() + "/" +
+                                                    llvm::sys::path::filename(folder).str()))
+      return inputError("cannot clear the cache '" + Dir + "': " + ec.message());
   return llvm::Error::success(); // the trash folder goes with `trash`
 }
 

@@ -16,6 +16,7 @@
 // asked for is not used. Every field of entry.json is checked, so a damaged one is a miss.
 //
 //   <cache>/v1/<first key>/<second key>/{entry.json, outputs...}
+//   <cache>/v1-tools/<digest of a tool's path, inode and times>: the tool's content hash
 #pragma once
 
 #include "llvm/ADT/StringMap.h"
@@ -39,8 +40,13 @@ llvm::Expected<bool> cacheEnabledByEnvironment();
 class CacheKey {
 public:
   void add(llvm::StringRef label, llvm::StringRef value);
-  llvm::Error addFile(llvm::StringRef label, const std::string& path);  // by content
-  void addFileIdentity(llvm::StringRef label, const std::string& path); // path, size, mtime
+  llvm::Error addFile(llvm::StringRef label, const std::string& path); // by content
+  // A tool by its content, not its file's times or inode: the same tool on another machine, or
+  // rewritten with the same bytes, keys the same (callers key where it is separately). The hash is remembered in `memoDir` (none: "") under the
+  // file's identity on this machine (real path, device, inode, size, times), so each tool is
+  // read once per change, not once per build.
+  void addToolIdentity(llvm::StringRef label, const std::string& path,
+                       const std::string& memoDir);
   std::string digest() const;
 
 private:
@@ -69,6 +75,8 @@ public:
   static llvm::Expected<BuildCache> open(const std::string& dir);
 
   const std::string& dir() const { return Dir; }
+  // Where CacheKey::addToolIdentity remembers the tools' hashes.
+  std::string toolMemoDir() const { return Dir + "/v1-tools"; }
 
   // An entry under `key` holding exactly `outputs` whose dependencies, `inputs` among them
   // (absolute paths), still hash to its name.

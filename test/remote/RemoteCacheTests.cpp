@@ -7,6 +7,7 @@
 #include "TestSupport.h"
 
 #include "cache/RemoteStorage.h"
+#include "support/Process.h"
 
 #include <catch2/catch.hpp>
 
@@ -101,6 +102,36 @@ TEST_CASE("two machines share builds through redis-server", "[remote]") {
   std::string dir = scratchDir("remote-redis");
   RedisServer redis(dir);
   checkSharedBetweenMachines(dir, redis.url(), redis);
+}
+
+TEST_CASE("two machines with checkouts in different folders share builds under a base folder",
+          "[remote]") {
+  std::string dir = scratchDir("remote-relocated");
+  RedisServer redis(dir);
+  // Machine 1 builds /.../one/src/vadd.cu from one/build, machine 2 the same file in
+  // /.../deeper/two from its build/: relative to the working folder both are ../src/vadd.cu.
+  auto buildFrom = [&](const std::string& checkout, const std::string& cache) {
+    for (const char* folder : {"/src", "/build"})
+      REQUIRE(!llvm::sys::fs::create_directories(checkout + folder));
+    REQUIRE(!llvm::sys::fs::copy_file(sample("vadd/vadd.cu"), checkout + "/src/vadd.cu"));
+    RunOptions options;
+    options.separateErrors = true;
+    options.workingDir = checkout + "/build";
+    options.environment =
+        environmentWith({"TLC_CACHE_DIR=" + cache, "TLC_REMOTE_STORAGE=" + redis.url(),
+                         "TLC_BASE_DIR=" + dir + "/checkouts"});
+    auto result = runCommand(
+        {TLC_BINARY, "build", checkout + "/src/vadd.cu", "-o", checkout + "/out", "-v"}, options);
+    REQUIRE_EXPECTED(result);
+    INFO(result->errors);
+    REQUIRE(result->exitCode == 0);
+    return result->errors;
+  };
+  CHECK_THAT(buildFrom(dir + "/checkouts/one", dir + "/cache1"), Contains("nvcc"));
+  std::string second = buildFrom(dir + "/checkouts/deeper/two", dir + "/cache2");
+  CHECK_THAT(second, Contains("cached vadd (remote "));
+  CHECK_THAT(second, !Contains("nvcc"));
+  checkSameOutputs(dir + "/checkouts/one/out", dir + "/checkouts/deeper/two/out");
 }
 
 TEST_CASE("two machines share builds through an HTTP server (nginx with WebDAV PUT)", "[remote]") {

@@ -35,10 +35,11 @@ ToolRun runTlc(const std::vector<std::string>& args, const std::vector<std::stri
   argv.insert(argv.end(), args.begin(), args.end());
   RunOptions options;
   options.separateErrors = true;
-  // Builds in tests use a cache of their own, never the user's, and no remote tier unless the
-  // test names one.
+  // Builds in tests use a cache of their own, never the user's, and no remote tier or base
+  // folder unless the test names one.
   std::vector<std::string> overrides = {
-      "TLC_CACHE_DIR=" + std::string(TLC_TEST_SCRATCH_DIR) + "/cache", "TLC_REMOTE_STORAGE"};
+      "TLC_CACHE_DIR=" + std::string(TLC_TEST_SCRATCH_DIR) + "/cache", "TLC_REMOTE_STORAGE",
+      "TLC_BASE_DIR"};
   overrides.insert(overrides.end(), env.begin(), env.end());
   options.environment = environmentWith(overrides);
   auto result = runCommand(argv, options);

@@ -157,6 +157,10 @@ void addBuildOptions(CLI::App& command, tlc::BuildOptions& options) {
                      "The build cache's shared second tier, as ccache's remote_storage: "
                      "redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] or http://HOST[:PORT]/PATH "
                      "(docs/team-cache.md; default: TLC_REMOTE_STORAGE; \"\" turns it off)");
+  command.add_option("--base-dir", options.baseDir,
+                     "Cache paths under this folder relative to the working folder, as ccache's "
+                     "base_dir, so that checkouts under it share cache entries (default: "
+                     "TLC_BASE_DIR; \"\" turns it off)");
   command
       .add_option("--tool-timeout", options.toolTimeout,
                   "Stop a tool (nvcc, the host compiler) that runs longer than this many "
