@@ -713,8 +713,8 @@ private:
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
-  RemoteCache* Remote; // the cache's second tier, when one is configured
-  PathRelocation Relocation; // how the cache spells paths (--base-dir)
+  RemoteCache* Remote;              // the cache's second tier, when one is configured
+  PathRelocation Relocation;        // how the cache spells paths (--base-dir)
   DeviceBuildOptions DeviceOptions; // relocatable when the parse finds a device-side launch
   DevicePlan Device;
   const HostPlan Host;
@@ -936,8 +936,7 @@ llvm::Error runBuild(const BuildOptions& requested) {
   }
   // And so is a base folder that is none. It decides how manifests name files under it, with
   // the cache or without.
-  auto relocation =
-      PathRelocation::fromSettings(options->baseDir ? &*options->baseDir : nullptr);
+  auto relocation = PathRelocation::fromSettings(options->baseDir ? &*options->baseDir : nullptr);
   if (!relocation)
     return relocation.takeError();
 
@@ -950,10 +949,10 @@ llvm::Error runBuild(const BuildOptions& requested) {
   std::optional<BuildCache> cache;
   if (useCache)
     cache = openBuildCache(defaultCacheDir());
-  llvm::Error result = Builder(*options, std::move(*tools), std::move(*staging),
-                               cache ? &*cache : nullptr, cache ? remote.get() : nullptr,
-                               std::move(*relocation), std::move(*view))
-                           .run();
+  llvm::Error result =
+      Builder(*options, std::move(*tools), std::move(*staging), cache ? &*cache : nullptr,
+              cache ? remote.get() : nullptr, std::move(*relocation), std::move(*view))
+          .run();
   if (result && interrupted()) { // whatever failed, the signal came first
     llvm::consumeError(std::move(result));
     return interruptedError();

@@ -71,8 +71,7 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
                                 inputNvccFlags, entries, externalImage, emitOnly, keepTemps,
                                 templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
                                 compileCommandsOut, launcher, noCache, remoteStorage, baseDir,
-                                toolTimeout,
-                                python, pythonLibrary, pythonHelpersDir] = options;
+                                toolTimeout, python, pythonLibrary, pythonHelpersDir] = options;
   addSources(key, sources, paths);
   key.add("name", name);
   // `archs` and `gencodes` are in the key as what they resolved to (`native` is this machine).

@@ -28,10 +28,10 @@ public:
 
 private:
   std::vector<std::string> Inputs; // as typed
-  std::string Root; // absolute common folder of the inputs, with a trailing '/'
-  std::string Work; // absolute staging folder, with a trailing '/'
-  std::string Base; // real base folder, "" when none
-  std::string RealRoot; // the real path of Root, without a trailing '/'
+  std::string Root;                // absolute common folder of the inputs, with a trailing '/'
+  std::string Work;                // absolute staging folder, with a trailing '/'
+  std::string Base;                // real base folder, "" when none
+  std::string RealRoot;            // the real path of Root, without a trailing '/'
 
   // A path under Base relative to the inputs' folder; "" when it is not under Base.
   std::string underBase(const std::string& absolute) const;

@@ -70,7 +70,9 @@ llvm::Error CacheKey::addFile(llvm::StringRef label, const std::string& path) {
   return llvm::Error::success();
 }
 
-std::string CacheKey::digest() const { return sha256Hex(Material).substr(0, 40); }
+std::string CacheKey::digest() const {
+  return sha256Hex(Material).substr(0, 40);
+}
 
 namespace {
 
@@ -208,7 +210,7 @@ std::pair<uint64_t, uint64_t> parseCounters(llvm::StringRef text) {
 // changed ("" when it cannot be read). A file rewritten in place changes its times.
 std::string fileIdentity(const std::string& path) {
   llvm::SmallString<256> real;
-  struct stat status {};
+  struct stat status{};
   if (llvm::sys::fs::real_path(path, real) || ::stat(real.c_str(), &status) != 0 ||
       !S_ISREG(status.st_mode))
     return "";
@@ -221,9 +223,8 @@ std::string fileIdentity(const std::string& path) {
 }
 
 bool isContentHash(llvm::StringRef text) {
-  return text.size() == 32 && llvm::all_of(text, [](char c) {
-           return llvm::isDigit(c) || (c >= 'A' && c <= 'F');
-         });
+  return text.size() == 32 &&
+         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'A' && c <= 'F'); });
 }
 
 // A tool's content hash, from the memo when one holds it for the tool as it is now.
@@ -254,7 +255,9 @@ void CacheKey::addToolIdentity(llvm::StringRef label, const std::string& path,
   add(label, toolContentHash(path, memoDir));
 }
 
-std::string dependencyHash(const std::string& path) { return contentHash(path); }
+std::string dependencyHash(const std::string& path) {
+  return contentHash(path);
+}
 
 llvm::Expected<BuildCache> BuildCache::open(const std::string& dir) {
   if (dir.empty())

@@ -42,11 +42,10 @@ public:
   void add(llvm::StringRef label, llvm::StringRef value);
   llvm::Error addFile(llvm::StringRef label, const std::string& path); // by content
   // A tool by its content, not its file's times or inode: the same tool on another machine, or
-  // rewritten with the same bytes, keys the same (callers key where it is separately). The hash is remembered in `memoDir` (none: "") under the
-  // file's identity on this machine (real path, device, inode, size, times), so each tool is
-  // read once per change, not once per build.
-  void addToolIdentity(llvm::StringRef label, const std::string& path,
-                       const std::string& memoDir);
+  // rewritten with the same bytes, keys the same (callers key where it is separately). The hash is
+  // remembered in `memoDir` (none: "") under the file's identity on this machine (real path,
+  // device, inode, size, times), so each tool is read once per change, not once per build.
+  void addToolIdentity(llvm::StringRef label, const std::string& path, const std::string& memoDir);
   std::string digest() const;
 
 private:

@@ -37,9 +37,9 @@ ToolRun runTlc(const std::vector<std::string>& args, const std::vector<std::stri
   options.separateErrors = true;
   // Builds in tests use a cache of their own, never the user's, and no remote tier or base
   // folder unless the test names one.
-  std::vector<std::string> overrides = {
-      "TLC_CACHE_DIR=" + std::string(TLC_TEST_SCRATCH_DIR) + "/cache", "TLC_REMOTE_STORAGE",
-      "TLC_BASE_DIR"};
+  std::vector<std::string> overrides = {"TLC_CACHE_DIR=" + std::string(TLC_TEST_SCRATCH_DIR) +
+                                            "/cache",
+                                        "TLC_REMOTE_STORAGE", "TLC_BASE_DIR"};
   overrides.insert(overrides.end(), env.begin(), env.end());
   options.environment = environmentWith(overrides);
   auto result = runCommand(argv, options);
