@@ -227,6 +227,13 @@ public:
     Progress progress(plan.progressTotal(), Options.quiet);
     auto announce = [&](const Task& task) { progress.start(task.description); };
     std::vector<TaskFailure> failures = executePlan(plan, *this, Slots, announce);
+    // A signal stops the plan without a failure when it comes before the tasks it skips start:
+    // the build did not happen (and nothing it would have made, the parse included, exists).
+    if (interrupted()) {
+      for (TaskFailure& failure : failures)
+        llvm::consumeError(std::move(failure.error));
+      return interruptedError();
+    }
     if (!failures.empty() && !Device.relocatable && Parsed && Parsed->module.deviceSideLaunch) {
       for (TaskFailure& failure : failures)
         llvm::consumeError(std::move(failure.error));
@@ -902,7 +909,8 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
 
 } // namespace
 
-llvm::Error runBuild(const BuildOptions& requested) {
+// The build, from the options to publishing; runBuild() holds the InterruptScope around it.
+static llvm::Error buildAndPublish(const BuildOptions& requested) {
   if (requested.outputDir.empty())
     return usageError("-o '' names no folder");
   if (llvm::Error error = checkInputFiles(requested.sources.inputs))
@@ -940,8 +948,7 @@ llvm::Error runBuild(const BuildOptions& requested) {
   if (!relocation)
     return relocation.takeError();
 
-  // From here on tlc makes files: a signal stops the build and removes them.
-  InterruptScope interrupts;
+  // From here on tlc makes files, which an interrupt removes.
   auto staging = Staging::create(options->outputDir);
   if (!staging)
     return staging.takeError();
@@ -949,10 +956,16 @@ llvm::Error runBuild(const BuildOptions& requested) {
   std::optional<BuildCache> cache;
   if (useCache)
     cache = openBuildCache(defaultCacheDir());
-  llvm::Error result =
-      Builder(*options, std::move(*tools), std::move(*staging), cache ? &*cache : nullptr,
-              cache ? remote.get() : nullptr, std::move(*relocation), std::move(*view))
-          .run();
+  return Builder(*options, std::move(*tools), std::move(*staging), cache ? &*cache : nullptr,
+                 cache ? remote.get() : nullptr, std::move(*relocation), std::move(*view))
+      .run();
+}
+
+// A signal at any point of a build (its start-up queries of nvcc and the host compiler
+// included) stops the tools, unwinds and ends in exit 128 + the signal's number.
+llvm::Error runBuild(const BuildOptions& requested) {
+  InterruptScope interrupts;
+  llvm::Error result = buildAndPublish(requested);
   if (result && interrupted()) { // whatever failed, the signal came first
     llvm::consumeError(std::move(result));
     return interruptedError();
