@@ -2,9 +2,9 @@
 // `check` stop here; `build` renders and compiles what this returns.
 #pragma once
 
-#include "build/Toolchain.h"
 #include "frontend/Frontend.h"
 #include "model/Model.h"
+#include "pipeline/Toolchain.h"
 
 #include "llvm/Support/Error.h"
 

@@ -2,8 +2,8 @@
 // option structs; tests call the same functions.
 #pragma once
 
-#include "build/GpuTargets.h"
 #include "frontend/Frontend.h"
+#include "pipeline/GpuTargets.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"

@@ -1,10 +1,10 @@
 // `tlc verify OUTDIR`: every output the manifest lists against its SHA-256, and nothing else in
-// the folder or its subfolders. Read under the folder's shared lock (build/Publish.h), so a build
-// publishing into it at the same time is seen whole or not at all. Every field of the manifest is
-// checked: a damaged manifest is a failed verification, never a crash.
-#include "build/Manifest.h"
-#include "build/Publish.h"
+// the folder or its subfolders. Read under the folder's shared lock (pipeline/Publish.h), so a
+// build publishing into it at the same time is seen whole or not at all. Every field of the
+// manifest is checked: a damaged manifest is a failed verification, never a crash.
 #include "commands/Commands.h"
+#include "pipeline/Manifest.h"
+#include "pipeline/Publish.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"

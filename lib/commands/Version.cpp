@@ -1,6 +1,6 @@
 // `tlc --version`: tlc's, Clang's and the CUDA toolkit's versions.
-#include "build/Toolchain.h"
 #include "commands/Commands.h"
+#include "pipeline/Toolchain.h"
 #include "support/Error.h"
 
 namespace tlc {

@@ -6,8 +6,8 @@
 //  - written (`--compile-commands-out FILE`): each input's Clang parse, for clangd.
 #pragma once
 
-#include "build/Toolchain.h"
 #include "frontend/Frontend.h"
+#include "pipeline/Toolchain.h"
 
 #include "llvm/Support/Error.h"
 
@@ -20,7 +20,7 @@ namespace tlc {
 struct InputFlags {
   std::vector<std::string> clang; // -I, -isystem, -D, -U, -include, -std, with paths absolute
   std::vector<std::string> nvcc;  // the command without what tlc decides (-c, -o, targets, ...)
-  // The targets, in tlc's --arch / --gencode language (build/GpuTargets.h): -arch values as
+  // The targets, in tlc's --arch / --gencode language (pipeline/GpuTargets.h): -arch values as
   // they are, -gencode specs as they are, and -arch X -code Y as the gencode it means.
   std::vector<std::string> archs;
   std::vector<std::string> gencodes;

@@ -3,8 +3,8 @@
 // whatever the scheduling.
 #pragma once
 
-#include "build/Toolchain.h"
 #include "frontend/Extractor.h"
+#include "pipeline/Toolchain.h"
 #include "support/Jobs.h"
 
 #include "llvm/Support/Error.h"

@@ -6,7 +6,7 @@
 //     CUDA headers lack (__stcs, __ldca, ...), copied from the toolkit's own headers.
 #pragma once
 
-#include "build/Toolchain.h"
+#include "pipeline/Toolchain.h"
 
 #include <string>
 #include <vector>

@@ -1,8 +1,8 @@
 // The view the launcher templates render: the model's JSON, a build section, presentation helpers.
 #include "render/LauncherView.h"
 
-#include "build/Toolchain.h"
 #include "model/ModelJson.h"
+#include "pipeline/Toolchain.h"
 #include "render/ModuleApi.h"
 
 #include "llvm/ADT/StringExtras.h"

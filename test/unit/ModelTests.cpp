@@ -1,12 +1,12 @@
 // The model without parsing anything: its enum tables (every enumerator named once, names round
 // trip, driver names as cuda.h declares them), its derived facts (C names, kernel indices,
 // tensor-map slices and groups), and the launcher view built on its JSON.
-#include "build/Toolchain.h"
 #include "checks/Entries.h"
 #include "frontend/TensorMapSpecs.h"
 #include "model/DerivedFacts.h"
 #include "model/EnumTables.h"
 #include "model/ModelJson.h"
+#include "pipeline/Toolchain.h"
 #include "render/LauncherView.h"
 
 #include "TestSupport.h"

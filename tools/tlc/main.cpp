@@ -1,8 +1,8 @@
 // tlc's command line: parses arguments into the library's option structs and calls the command.
 // Everything else lives in lib/.
-#include "build/GpuTargets.h"
-#include "build/Toolchain.h"
 #include "commands/Commands.h"
+#include "pipeline/GpuTargets.h"
+#include "pipeline/Toolchain.h"
 #include "support/Error.h"
 #include "support/InstallLayout.h"
 #include "support/Terminal.h"

@@ -1,0 +1,74 @@
+// Publishing: a build works in a folder of its own under TMPDIR (or /tmp) whose path is made of
+// safe characters, so the tools can be handed names inside it (pipeline/ToolPaths.h); it collects
+// its outputs in a staging folder beside OUTDIR (same file system) and only moves them into
+// OUTDIR when every step succeeded. On failure, or when interrupted, both are removed and OUTDIR
+// is as it was; the folders a killed build left (SIGKILL) are removed by the next build (into
+// the same OUTDIR, for staging folders).
+//
+// A new OUTDIR appears whole, in one rename. Into an existing one each output is renamed in
+// (so no file is ever seen half-written), and the set is published under an exclusive
+// flock(2) on OUTDIR itself: two builds never interleave their files, and a reader that takes
+// the shared lock (publishedFolderLock; `tlc verify` does) sees one build's outputs, never a mix.
+// OUTDIR stays a plain folder of regular files, so install rules, `cp -r` and CI artifacts see
+// exactly what was built, and files of the user's beside the outputs are left alone.
+#pragma once
+
+#include "support/Files.h"
+#include "support/Interrupts.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+class Staging {
+public:
+  // Creates the staging folder for `outputDir` (whose parent folders are created if needed),
+  // after removing what killed builds into the same OUTDIR left. Its name is tlc's own
+  // (`.tlc-<hash of OUTDIR's name>-<random>`), whatever OUTDIR is called.
+  static llvm::Expected<std::unique_ptr<Staging>> create(const std::string& outputDir);
+
+  // Where work folders go: $TMPDIR if its real path is made of safe characters, else /tmp.
+  static llvm::Expected<std::string> workRoot();
+
+  const std::string& outputsDir() const { return Outputs; }         // what publish() moves
+  const std::string& workDir() const { return WorkFolder->path(); } // the tools', never published
+  const std::string& root() const { return Folder->path(); }
+  const std::string& outputDir() const { return OutputDir; } // absolute
+
+  // Moves each of `files` (paths inside outputsDir(), subfolders created as needed) into the
+  // output folder, replacing files of the same name unless their contents are equal (their
+  // timestamps then stay). If any move fails, the ones already made are undone.
+  llvm::Error publish(const std::vector<std::string>& files);
+
+  // Keeps the work folder (--keep-temps) instead of removing it.
+  void keep() { WorkFolder->keep(); }
+
+private:
+  Staging() = default;
+  llvm::Error publishInto(const std::vector<std::string>& files);
+  std::unique_ptr<LockedFolder> Folder, WorkFolder;
+  // Removed by a forced exit too (support/Interrupts.h).
+  std::unique_ptr<Temporary> Registration, WorkRegistration;
+  std::string OutputDir, Outputs;
+};
+
+// A lock on a published folder: exclusive while a build publishes into it, shared for readers
+// that want one build's files. Released on destruction.
+class PublishedFolderLock {
+public:
+  static llvm::Expected<std::unique_ptr<PublishedFolderLock>> take(const std::string& dir,
+                                                                   bool exclusive);
+  ~PublishedFolderLock();
+  PublishedFolderLock(const PublishedFolderLock&) = delete;
+  PublishedFolderLock& operator=(const PublishedFolderLock&) = delete;
+
+private:
+  explicit PublishedFolderLock(int fd) : Fd(fd) {}
+  int Fd;
+};
+
+} // namespace tlc

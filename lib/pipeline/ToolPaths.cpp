@@ -1,0 +1,298 @@
+// The tools' view of the file system: relative names of tlc's choosing, links, macro headers.
+#include "pipeline/ToolPaths.h"
+
+#include "support/Error.h"
+#include "support/Files.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+namespace tlc {
+
+bool isShellSafe(llvm::StringRef text) {
+  return !text.empty() && llvm::all_of(text, [](char c) {
+    return llvm::isAlnum(c) || llvm::StringRef("_-./=,:+@%").contains(c);
+  });
+}
+
+std::string safeFileName(llvm::StringRef name) {
+  llvm::StringRef extension = llvm::sys::path::extension(name);
+  if (!isShellSafe(extension))
+    extension = "";
+  llvm::StringRef stem = name.drop_back(extension.size());
+  std::string safe;
+  for (char c : stem)
+    safe += llvm::isAlnum(c) || c == '_' || c == '-' || c == '.' ? c : '_';
+  if (safe.empty() || safe.front() == '.' || safe.front() == '-')
+    safe = "input" + safe;
+  return safe + extension.str();
+}
+
+static std::string absoluteOf(const std::string& path) {
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  return absolute.str().str();
+}
+
+std::string ToolPaths::addLink(std::string name, const std::string& target,
+                               const std::string& shown, bool copy) {
+  Links.push_back({name, target, shown, copy});
+  return name;
+}
+
+std::string ToolPaths::input(size_t index, const std::string& path) {
+  std::string absolute = absoluteOf(path);
+  std::string folder = llvm::sys::path::parent_path(absolute).str();
+  addLink(inputFolder(index), folder, llvm::sys::path::parent_path(path).str(), false);
+  return addLink("in" + std::to_string(index) + "/" + safeFileName(llvm::sys::path::filename(path)),
+                 absolute, path, true);
+}
+
+std::string ToolPaths::inputFolder(size_t index) const {
+  return "src" + std::to_string(index);
+}
+
+std::string ToolPaths::folder(const std::string& path) {
+  std::string absolute = absoluteOf(path);
+  auto known = FolderNames.find(absolute);
+  if (known != FolderNames.end())
+    return known->second;
+  std::string name = "inc" + std::to_string(FolderNames.size());
+  FolderNames[absolute] = name;
+  return addLink(name, absolute, path, false);
+}
+
+std::string ToolPaths::link(const std::string& path, const std::string& name) {
+  for (const Link& existing : Links)
+    if (existing.name == name)
+      return name;
+  return addLink(name, absoluteOf(path), path, false);
+}
+
+namespace {
+
+bool isIdentifier(llvm::StringRef text) {
+  return !text.empty() && !llvm::isDigit(text.front()) &&
+         llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+// NAME or NAME(a, b, ...) as -D takes it.
+bool isMacroName(llvm::StringRef text) {
+  auto [name, rest] = text.split('(');
+  if (!isIdentifier(name))
+    return false;
+  if (!text.contains('('))
+    return true;
+  return rest.ends_with(")") && llvm::all_of(rest.drop_back(), [](char c) {
+           return llvm::isAlnum(c) || c == '_' || c == ',' || c == ' ' || c == '.';
+         });
+}
+
+// Flags whose value is the next argument (or follows '='), as nvcc spells them.
+enum class Value { None, Folder, File, Macro, Undefine, Plain };
+
+Value valueKind(llvm::StringRef flag) {
+  if (flag == "-I" || flag == "--include-path" || flag == "-isystem" ||
+      flag == "--system-include" || flag == "-L" || flag == "--library-path")
+    return Value::Folder;
+  if (flag == "-include" || flag == "--pre-include")
+    return Value::File;
+  if (flag == "-D" || flag == "--define-macro")
+    return Value::Macro;
+  if (flag == "-U" || flag == "--undefine-macro")
+    return Value::Undefine;
+  if (flag == "-Xcompiler" || flag == "--compiler-options" || flag == "-Xptxas" ||
+      flag == "--ptxas-options" || flag == "-Xnvlink" || flag == "--nvlink-options" ||
+      flag == "-Xlinker" || flag == "--linker-options" || flag == "-ccbin" ||
+      flag == "--compiler-bindir" || flag == "-maxrregcount" || flag == "--maxrregcount")
+    return Value::Plain;
+  return Value::None;
+}
+
+} // namespace
+
+llvm::Error ToolPaths::define(std::vector<std::string>& out, Macros& macros, llvm::StringRef flag,
+                              llvm::StringRef value) {
+  bool undefine = flag == "-U" || flag == "--undefine-macro";
+  std::string shown = (undefine ? "-U " : "-D ") + value.str();
+  if (value.contains('\n') || value.contains('\r'))
+    return usageError("'" + shown + "': a macro cannot span lines");
+  auto [name, body] = value.split('=');
+  if (undefine ? !isIdentifier(value) : !isMacroName(name))
+    return usageError("'" + shown + "': '" + (undefine ? value : name) + "' is not a macro name");
+  // Safe macros stay on the command line, where nvcc defines them before its own headers; from
+  // the first unsafe one on, all go to the header, in order.
+  std::string onCommandLine = (undefine ? "-U" : "-D") + value.str();
+  if (!macros.started && isShellSafe(onCommandLine)) {
+    out.push_back(onCommandLine);
+    return llvm::Error::success();
+  }
+  macros.started = true;
+  if (undefine) {
+    macros.text += "#undef " + value.str() + "\n";
+    return llvm::Error::success();
+  }
+  std::string definition = value.contains('=') ? body.str() : "1";
+  std::string line = "#define " + name.str() + " " + definition;
+  // A trailing backslash (or its trigraph) would join the next line to this one.
+  if (llvm::StringRef(definition).ends_with("\\") || llvm::StringRef(definition).ends_with("?\?/"))
+    line += "/**/";
+  macros.text += line + "\n";
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<std::string>> ToolPaths::nvccFlags(const std::vector<std::string>& flags,
+                                                              const std::string& origin,
+                                                              Macros& macros) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < flags.size(); ++i) {
+    llvm::StringRef arg = flags[i];
+    llvm::StringRef flag = arg, value;
+    bool separate = false;
+    if (valueKind(arg) != Value::None && i + 1 < flags.size()) {
+      value = flags[++i];
+      separate = true;
+    } else if (arg.size() > 2 &&
+               (arg.starts_with("-I") || arg.starts_with("-D") || arg.starts_with("-U") ||
+                arg.starts_with("-L")) &&
+               !arg.starts_with("--")) {
+      flag = arg.take_front(2);
+      value = arg.drop_front(2);
+    } else if (arg.starts_with("-") && arg.contains('=')) {
+      std::tie(flag, value) = arg.split('=');
+      if (valueKind(flag) == Value::None) // e.g. -rdc=true, -gencode=arch=...: one flag
+        flag = arg, value = "";
+    }
+    std::string shown = separate ? (flag + " " + value).str() : arg.str();
+    switch (valueKind(flag)) {
+    case Value::Folder:
+      out.push_back(flag.str());
+      out.push_back(folder(value.str()));
+      continue;
+    case Value::File: {
+      std::string name = "pre" + std::to_string(Links.size()) + "-" +
+                         safeFileName(llvm::sys::path::filename(value));
+      out.push_back(flag.str());
+      out.push_back(link(value.str(), name));
+      continue;
+    }
+    case Value::Macro:
+    case Value::Undefine:
+      if (llvm::Error error = define(out, macros, flag, value))
+        return error;
+      continue;
+    case Value::Plain:
+      if (!isShellSafe(value))
+        break;
+      out.push_back(flag.str());
+      out.push_back(value.str());
+      continue;
+    case Value::None:
+      if (!isShellSafe(arg))
+        break;
+      out.push_back(arg.str());
+      continue;
+    }
+    return usageError(origin + " flag '" + shown +
+                      "' holds characters nvcc's shell steps would interpret; only letters, "
+                      "digits and _-./=,:+@% can reach nvcc (put macros with other characters "
+                      "in a -D, which tlc passes through a header)");
+  }
+  return out;
+}
+
+std::vector<std::string> ToolPaths::forceInclude(const std::string& name, const Macros& macros) {
+  if (macros.text.empty())
+    return {};
+  Headers[name] = "/* macros from tlc's command line, in their order */\n" + macros.text;
+  return {"-include", name};
+}
+
+llvm::Error ToolPaths::materialize() const {
+  auto fail = [&](const std::string& path, const std::string& why) {
+    return inputError("cannot prepare '" + path + "' for the tools: " + why);
+  };
+  for (const Link& link : Links) {
+    std::string path = Work + "/" + link.name;
+    std::string parent = llvm::sys::path::parent_path(path).str();
+    if (auto ec = llvm::sys::fs::create_directories(parent))
+      return fail(parent, ec.message());
+    if (link.copy) {
+      if (llvm::Error error = copyFile(link.target, path))
+        return error;
+      continue;
+    }
+    if (::symlink(link.target.c_str(), path.c_str()) != 0 && errno != EEXIST)
+      return fail(path, std::strerror(errno));
+  }
+  for (const auto& [name, contents] : Headers)
+    if (llvm::Error error = writeFile(Work + "/" + name, contents))
+      return error;
+  return llvm::Error::success();
+}
+
+std::string ToolPaths::outside(llvm::StringRef path) const {
+  if (llvm::sys::path::is_absolute(path))
+    return absolutePath(path.str());
+  for (const Link& link : Links) {
+    llvm::StringRef rest = path;
+    if (!rest.consume_front(link.name) || !(rest.empty() || rest.starts_with("/")))
+      continue;
+    return absolutePath(link.target + rest.str());
+  }
+  return absolutePath(Work + "/" + path.str());
+}
+
+// Each link name that starts a path (at the start of the text, or after a character no path
+// name holds here) is replaced with the user's spelling.
+std::string ToolPaths::message(llvm::StringRef text) const {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    bool boundary =
+        i == 0 || !(llvm::isAlnum(text[i - 1]) || llvm::StringRef("_-./").contains(text[i - 1]));
+    const Link* found = nullptr;
+    if (boundary)
+      for (const Link& link : Links) {
+        llvm::StringRef rest = text.drop_front(i);
+        if (!rest.starts_with(link.name))
+          continue;
+        rest = rest.drop_front(link.name.size());
+        bool ends = rest.empty() || rest.front() == '/' ||
+                    !(llvm::isAlnum(rest.front()) || llvm::StringRef("_-.").contains(rest.front()));
+        if (ends && (!found || link.name.size() > found->name.size()))
+          found = &link;
+      }
+    if (!found) {
+      out += text[i++];
+      continue;
+    }
+    out += found->shown;
+    i += found->name.size();
+    // An input typed without a folder: "src0/x.h" is "x.h".
+    if (found->shown.empty() && i < text.size() && text[i] == '/')
+      ++i;
+  }
+  return out;
+}
+
+std::string ToolPaths::argument(llvm::StringRef arg) const {
+  for (const Link& link : Links) {
+    size_t at = arg.find(link.name);
+    if (at == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef before = arg.take_front(at), after = arg.drop_front(at + link.name.size());
+    bool starts = before.empty() || before.ends_with("=") || before == "-I" || before == "-L" ||
+                  before.ends_with(",file=");
+    if (starts && (after.empty() || after.starts_with("/")))
+      return before.str() + link.target + after.str();
+  }
+  return arg.str();
+}
+
+} // namespace tlc
