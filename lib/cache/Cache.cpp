@@ -5,6 +5,7 @@
 #include "support/Files.h"
 #include "support/Hashing.h"
 #include "support/Interrupts.h"
+#include "support/JsonFields.h"
 #include "support/Terminal.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -181,21 +182,6 @@ llvm::sys::TimePoint<> lastUsed(const std::string& entryDir) {
   return status.getLastModificationTime();
 }
 
-bool isSha256(llvm::StringRef text) {
-  return text.size() == 64 &&
-         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
-}
-
-// A string member of a JSON object, or nullopt when it is missing or of another type.
-std::optional<std::string> stringAt(const nlohmann::json& object, const char* key) {
-  if (!object.is_object())
-    return std::nullopt;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_string())
-    return std::nullopt;
-  return it->get<std::string>();
-}
-
 // "hits misses\n" as count() writes it; zeros for anything else.
 std::pair<uint64_t, uint64_t> parseCounters(llvm::StringRef text) {
   llvm::SmallVector<llvm::StringRef, 3> fields;
@@ -346,7 +332,7 @@ std::optional<CacheHit> BuildCache::readEntry(const std::string& entryDir,
   std::vector<std::string> names;
   for (const nlohmann::json& file : entry["files"]) {
     std::optional<std::string> name = stringAt(file, "name"), sha = stringAt(file, "sha256");
-    if (!name || !sha || !isSha256(*sha) || !distrust(entryDir + "/" + *name, false).empty())
+    if (!name || !sha || !isSha256Hex(*sha) || !distrust(entryDir + "/" + *name, false).empty())
       return std::nullopt;
     names.push_back(*name);
     hit.files.push_back({*name, *sha});

@@ -4,6 +4,7 @@
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
+#include "support/JsonFields.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -19,16 +20,6 @@ constexpr llvm::StringLiteral Magic = "tlc-entry 1\n";
 
 llvm::Error badEntry(const llvm::Twine& reason) {
   return inputError("bad entry: " + reason);
-}
-
-// Whether `object` has a member `key` of this kind (a const json's operator[] must not miss).
-bool hasString(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string();
-}
-bool hasSize(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_number_unsigned();
 }
 
 } // namespace
@@ -95,7 +86,7 @@ llvm::Expected<EntryDescription> unpackEntry(llvm::StringRef blob, const std::st
   std::set<std::string> names;
   for (const nlohmann::json& file : header["files"]) {
     if (!file.is_object() || !hasString(file, "name") || !hasString(file, "sha256") ||
-        !hasSize(file, "size"))
+        !hasUnsigned(file, "size"))
       return badEntry("a file's description is malformed");
     std::string name = file.at("name"), sha256 = file.at("sha256");
     uint64_t size = file.at("size");

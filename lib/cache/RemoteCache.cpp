@@ -3,6 +3,7 @@
 
 #include "cache/EntryPack.h"
 #include "support/Error.h"
+#include "support/JsonFields.h"
 #include "support/Terminal.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -26,15 +27,6 @@ std::string indexKey(const std::string& key) {
 }
 std::string entryKey(const std::string& key, const std::string& name) {
   return "tlc/v1/" + key + "/" + name;
-}
-
-bool hasString(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string();
-}
-bool hasArray(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_array();
 }
 
 // One index entry, read; nullopt when it is malformed.

@@ -8,6 +8,7 @@
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
+#include "support/JsonFields.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -28,15 +29,6 @@ struct FoundManifest {
   std::string file; // its name in the folder
   nlohmann::json document;
 };
-
-std::optional<std::string> stringAt(const nlohmann::json& object, const char* key) {
-  if (!object.is_object())
-    return std::nullopt;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_string())
-    return std::nullopt;
-  return it->get<std::string>();
-}
 
 // The manifest in `dir`: the one *.json whose schema is tlc.manifest.
 llvm::Expected<FoundManifest> findManifest(const std::string& dir) {
@@ -60,11 +52,6 @@ llvm::Expected<FoundManifest> findManifest(const std::string& dir) {
     return inputError("'" + dir + "' holds " + std::to_string(found.size()) +
                       " tlc manifests; expected one");
   return std::move(found.front());
-}
-
-bool isSha256(llvm::StringRef text) {
-  return text.size() == 64 &&
-         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
 }
 
 // A file name inside the folder: a relative path (the Python package's files are in
@@ -120,7 +107,7 @@ listedOutputs(const nlohmann::json& manifest, const std::string& file) {
     std::optional<std::string> sha = stringAt(*output, "sha256");
     if (!name || !isPlainName(*name))
       return broken("\"outputs\".\"" + std::string(role) + "\" names no file in the folder");
-    if (!sha || !isSha256(*sha))
+    if (!sha || !isSha256Hex(*sha))
       return broken("\"outputs\".\"" + std::string(role) + "\" has no SHA-256");
     listed.push_back({*name, *sha});
   }

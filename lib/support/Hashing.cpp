@@ -21,4 +21,9 @@ llvm::Expected<std::string> sha256OfFile(llvm::StringRef path) {
   return sha256Hex((*buffer)->getBuffer());
 }
 
+bool isSha256Hex(llvm::StringRef text) {
+  return text.size() == 64 &&
+         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
+}
+
 } // namespace tlc
