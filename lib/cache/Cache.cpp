@@ -241,8 +241,8 @@ void CacheKey::addToolIdentity(llvm::StringRef label, const std::string& path,
   add(label, toolContentHash(path, memoDir));
 }
 
-std::string dependencyHash(const std::string& path) {
-  return contentHash(path);
+std::string dependencyHash(const std::string& spelled, const PathRelocation& paths) {
+  return contentHash(paths.resolve(spelled));
 }
 
 llvm::Expected<BuildCache> BuildCache::open(const std::string& dir) {
@@ -293,6 +293,7 @@ void BuildCache::discard(const std::string& entryDir) {
 std::optional<CacheHit> BuildCache::readEntry(const std::string& entryDir,
                                               const std::vector<std::string>& outputs,
                                               const std::vector<std::string>& inputs,
+                                              const PathRelocation& paths,
                                               llvm::StringMap<std::string>& hashes) {
   if (!distrust(entryDir, true).empty() || !distrust(entryDir + "/entry.json", false).empty())
     return std::nullopt;
@@ -317,15 +318,15 @@ std::optional<CacheHit> BuildCache::readEntry(const std::string& entryDir,
       return std::nullopt;
     auto [it, inserted] = hashes.try_emplace(*path);
     if (inserted)
-      it->second = contentHash(*path);
+      it->second = dependencyHash(*path, paths);
     current.push_back({*path, it->second});
-    hit.dependencies.push_back(*path);
+    hit.dependencies.push_back(paths.resolve(*path));
   }
   if (entryName(current) != llvm::sys::path::filename(entryDir))
     return std::nullopt;
   for (const std::string& input : inputs)
-    if (std::find(hit.dependencies.begin(), hit.dependencies.end(), input) ==
-        hit.dependencies.end())
+    if (std::none_of(current.begin(), current.end(),
+                     [&](const auto& dependency) { return dependency.first == input; }))
       return std::nullopt;
 
   // Exactly the outputs asked for, each a file of this user's with a well-formed digest.
@@ -347,10 +348,11 @@ std::optional<CacheHit> BuildCache::readEntry(const std::string& entryDir,
 
 std::optional<CacheHit> BuildCache::find(const std::string& key,
                                          const std::vector<std::string>& outputs,
-                                         const std::vector<std::string>& inputs) {
+                                         const std::vector<std::string>& inputs,
+                                         const PathRelocation& paths) {
   llvm::StringMap<std::string> hashes; // each dependency hashed once across entries
   for (const std::string& entryDir : subfolders(versionDir() + "/" + key))
-    if (std::optional<CacheHit> hit = readEntry(entryDir, outputs, inputs, hashes))
+    if (std::optional<CacheHit> hit = readEntry(entryDir, outputs, inputs, paths, hashes))
       return hit;
   return std::nullopt;
 }
@@ -384,7 +386,8 @@ bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
 
 llvm::Error BuildCache::store(const std::string& key, const std::string& outputsDir,
                               const std::vector<CachedFile>& files,
-                              const std::vector<std::string>& dependencies) {
+                              const std::vector<std::string>& dependencies,
+                              const PathRelocation& paths) {
   if (auto ec = llvm::sys::fs::create_directories(tmpDir(), true, llvm::sys::fs::owner_all))
     return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
   removeAbandoned(tmpDir(), "entry-");
@@ -408,7 +411,7 @@ llvm::Error BuildCache::store(const std::string& key, const std::string& outputs
   }
   std::vector<std::pair<std::string, std::string>> hashed;
   for (const std::string& dependency : dependencies) {
-    hashed.push_back({dependency, contentHash(dependency)});
+    hashed.push_back({dependency, dependencyHash(dependency, paths)});
     entry["dependencies"].push_back({{"path", dependency}, {"hash", hashed.back().second}});
   }
   // A path that is not UTF-8 is written with replacement characters: that entry never matches.

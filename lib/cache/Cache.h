@@ -19,6 +19,8 @@
 //   <cache>/v1-tools/<digest of a tool's path, inode and times>: the tool's content hash
 #pragma once
 
+#include "cache/Relocation.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
@@ -60,7 +62,7 @@ struct CachedFile {
 struct CacheHit {
   std::string entryDir;
   std::vector<CachedFile> files;
-  std::vector<std::string> dependencies; // what the original build read, for --depfile
+  std::vector<std::string> dependencies; // what the original build read, for --depfile: here
 };
 
 struct CacheStats {
@@ -78,9 +80,9 @@ public:
   std::string toolMemoDir() const { return Dir + "/v1-tools"; }
 
   // An entry under `key` holding exactly `outputs` whose dependencies, `inputs` among them
-  // (absolute paths), still hash to its name.
+  // (spelled by `paths`), still hash to its name, each resolved by `paths`.
   std::optional<CacheHit> find(const std::string& key, const std::vector<std::string>& outputs,
-                               const std::vector<std::string>& inputs);
+                               const std::vector<std::string>& inputs, const PathRelocation& paths);
 
   // Copies the entry's files into `dir` and checks each against its SHA-256. On any mismatch
   // or read failure the entry is removed and false returned: the caller builds instead.
@@ -90,11 +92,12 @@ public:
   void count(bool hit);
 
   // Copies `files` (names inside `outputsDir`, with the SHA-256 the build computed for its
-  // manifest) into a new entry under `key`, with the files the build read. Losing a race with
-  // another builder storing the same entry is not an error; a failed store leaves nothing.
+  // manifest) into a new entry under `key`, with the files the build read (spelled by
+  // `paths`). Losing a race with another builder storing the same entry is not an error; a
+  // failed store leaves nothing.
   llvm::Error store(const std::string& key, const std::string& outputsDir,
                     const std::vector<CachedFile>& files,
-                    const std::vector<std::string>& dependencies);
+                    const std::vector<std::string>& dependencies, const PathRelocation& paths);
 
   llvm::Expected<CacheStats> stats() const;
   llvm::Error clear();
@@ -109,12 +112,14 @@ private:
   std::optional<CacheHit> readEntry(const std::string& entryDir,
                                     const std::vector<std::string>& outputs,
                                     const std::vector<std::string>& inputs,
+                                    const PathRelocation& paths,
                                     llvm::StringMap<std::string>& hashes);
   std::string Dir;
 };
 
-// A dependency's content hash as entries record it (remote entries too: RemoteCache.h).
-std::string dependencyHash(const std::string& path);
+// A dependency's content hash as entries record it (remote entries too: RemoteCache.h), from
+// its path as `paths` spells it.
+std::string dependencyHash(const std::string& spelled, const PathRelocation& paths);
 
 // The build's cache: the one in `dir` if it can be trusted, else none, with a warning saying
 // why (the build then runs without a cache).

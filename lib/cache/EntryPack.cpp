@@ -24,10 +24,11 @@ llvm::Error badEntry(const llvm::Twine& reason) {
 
 } // namespace
 
-std::vector<EntryDependency> hashDependencies(const std::vector<std::string>& paths) {
+std::vector<EntryDependency> hashDependencies(const std::vector<std::string>& paths,
+                                              const PathRelocation& relocation) {
   std::vector<EntryDependency> dependencies;
   for (const std::string& path : paths)
-    dependencies.push_back({path, dependencyHash(path)});
+    dependencies.push_back({path, dependencyHash(path, relocation)});
   return dependencies;
 }
 

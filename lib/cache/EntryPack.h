@@ -30,8 +30,9 @@ struct EntryDescription {
   std::vector<EntryDependency> dependencies;
 };
 
-// The dependencies with their hashes now.
-std::vector<EntryDependency> hashDependencies(const std::vector<std::string>& paths);
+// The dependencies (as `relocation` spells them) with their hashes now.
+std::vector<EntryDependency> hashDependencies(const std::vector<std::string>& paths,
+                                              const PathRelocation& relocation);
 
 // The entry's name under its first key: a digest of its dependency list, as the local cache
 // names its entry folders.

@@ -17,6 +17,14 @@ namespace tlc {
 
 namespace {
 
+constexpr llvm::StringLiteral ToolkitToken = "<cuda>";
+
+// `path`'s real path, or where it would be when it does not exist.
+std::string realOrAbsolute(const std::string& path) {
+  llvm::SmallString<256> real;
+  return llvm::sys::fs::real_path(path, real) ? absolutePath(path) : real.str().str();
+}
+
 llvm::SmallVector<llvm::StringRef, 16> components(llvm::StringRef path) {
   return llvm::SmallVector<llvm::StringRef, 16>(llvm::sys::path::begin(path),
                                                 llvm::sys::path::end(path));
@@ -66,18 +74,39 @@ llvm::Expected<PathRelocation> PathRelocation::fromSettings(const std::string* o
   return create(variable ? variable : "");
 }
 
+void PathRelocation::setToolkit(const std::string& root) {
+  Toolkit = absolutePath(root);
+  ToolkitReal = realOrAbsolute(root);
+}
+
 std::string PathRelocation::path(const std::string& path) const {
-  if (Base.empty() || !llvm::sys::path::is_absolute(path))
+  if ((Base.empty() && Toolkit.empty()) || !llvm::sys::path::is_absolute(path))
     return path;
   // Compared where the files really are: the working directory is a real path too, and ".."
-  // from it must climb the folders the file is in.
-  llvm::SmallString<256> real;
-  std::string where = llvm::sys::fs::real_path(path, real) ? absolutePath(path) : real.str().str();
-  return isInsideFolder(where, Base) ? relativePath(Cwd, where) : path;
+  // from it must climb the folders the file is in. The toolkit comes first: it may be inside
+  // the base folder.
+  std::string where = realOrAbsolute(path);
+  if (!Toolkit.empty() && isInsideFolder(where, ToolkitReal)) {
+    std::string inside = relativePath(ToolkitReal, where);
+    return inside == "." ? ToolkitToken.str() : ToolkitToken.str() + "/" + inside;
+  }
+  if (Base.empty() || !isInsideFolder(where, Base))
+    return path;
+  std::string relative = relativePath(Cwd, where);
+  return llvm::StringRef(relative).starts_with("<") ? "./" + relative : relative;
+}
+
+std::string PathRelocation::resolve(const std::string& spelled) const {
+  llvm::StringRef rest(spelled);
+  if (Toolkit.empty() || !rest.consume_front(ToolkitToken))
+    return spelled;
+  if (rest.empty())
+    return Toolkit;
+  return rest.starts_with("/") ? Toolkit + rest.str() : spelled;
 }
 
 std::string PathRelocation::argument(const std::string& argument) const {
-  if (Base.empty())
+  if (Base.empty() && Toolkit.empty())
     return argument;
   size_t slash = argument.find('/');
   if (slash == std::string::npos)

@@ -67,11 +67,12 @@ bool sameFiles(const std::vector<CachedFile>& a, const std::vector<CachedFile>& 
 }
 
 // Whether every dependency still hashes as recorded (each file hashed once per lookup).
-bool current(const EntryDescription& entry, llvm::StringMap<std::string>& hashes) {
+bool current(const EntryDescription& entry, const PathRelocation& paths,
+             llvm::StringMap<std::string>& hashes) {
   for (const EntryDependency& dependency : entry.dependencies) {
     auto [it, inserted] = hashes.try_emplace(dependency.path);
     if (inserted)
-      it->second = dependencyHash(dependency.path);
+      it->second = dependencyHash(dependency.path, paths);
     if (it->second != dependency.hash)
       return false;
   }
@@ -94,7 +95,7 @@ void RemoteCache::fail(const std::string& reason, bool unreachable) {
                    "remote storage " + Storage->url().display + ": " + reason);
 }
 
-bool RemoteCache::fetch(const std::string& key, BuildCache& local) {
+bool RemoteCache::fetch(const std::string& key, BuildCache& local, const PathRelocation& paths) {
   if (Unreachable || Warned)
     return false;
   auto indexText = Storage->get(indexKey(key));
@@ -112,7 +113,7 @@ bool RemoteCache::fetch(const std::string& key, BuildCache& local) {
   llvm::StringMap<std::string> hashes;
   for (const nlohmann::json& item : index.at("entries")) {
     auto listed = readIndexEntry(item);
-    if (!listed || !current(listed->second, hashes))
+    if (!listed || !current(listed->second, paths, hashes))
       continue;
     const auto& [name, expected] = *listed;
     auto blob = Storage->get(entryKey(key, name));
@@ -140,7 +141,8 @@ bool RemoteCache::fetch(const std::string& key, BuildCache& local) {
     std::vector<std::string> dependencies;
     for (const EntryDependency& dependency : entry->dependencies)
       dependencies.push_back(dependency.path);
-    if (llvm::Error error = local.store(key, staging.str().str(), entry->files, dependencies)) {
+    if (llvm::Error error =
+            local.store(key, staging.str().str(), entry->files, dependencies, paths)) {
       printToolMessage(MessageKind::Warning, "cannot store the remote entry in the cache: " +
                                                  summarize(std::move(error)).message);
       return false;
@@ -152,10 +154,10 @@ bool RemoteCache::fetch(const std::string& key, BuildCache& local) {
 
 void RemoteCache::store(const std::string& key, const std::string& outputsDir,
                         const std::vector<CachedFile>& files,
-                        const std::vector<std::string>& dependencies) {
+                        const std::vector<std::string>& dependencies, const PathRelocation& paths) {
   if (Unreachable || Storage->url().readOnly)
     return;
-  EntryDescription entry{files, hashDependencies(dependencies)};
+  EntryDescription entry{files, hashDependencies(dependencies, paths)};
   std::string name = entryName(entry.dependencies);
   auto blob = packEntry(entry, outputsDir);
   if (!blob) {

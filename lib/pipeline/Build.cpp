@@ -166,10 +166,10 @@ public:
       if (Options.python)
         for (const std::string& file : pythonPackageFiles(Name).all())
           outputs.push_back(file);
-      std::optional<CacheHit> hit = Cache->find(key, outputs, inputs);
+      std::optional<CacheHit> hit = Cache->find(key, outputs, inputs, Relocation);
       bool fromRemote = false;
-      if (!hit && Remote && Remote->fetch(key, *Cache)) { // now in the local cache
-        hit = Cache->find(key, outputs, inputs);
+      if (!hit && Remote && Remote->fetch(key, *Cache, Relocation)) { // now in the local cache
+        hit = Cache->find(key, outputs, inputs, Relocation);
         fromRemote = true;
       }
       if (hit && Cache->restore(*hit, Work->outputsDir())) {
@@ -206,11 +206,11 @@ public:
     for (const std::string& dependency : dependencies)
       recorded.push_back(Relocation.path(dependency));
     if (Cache)
-      if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, recorded))
+      if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, recorded, Relocation))
         printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
                                                    summarize(std::move(error)).message);
     if (Remote)
-      Remote->store(key, Work->outputsDir(), Outputs, recorded);
+      Remote->store(key, Work->outputsDir(), Outputs, recorded, Relocation);
     return finish(fileNames(Outputs), Name + ".json", dependencies);
   }
 
@@ -366,14 +366,15 @@ private:
     key.addToolIdentity("tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor), memo);
     key.add("clang", clangVersion() + " " + clangResourceDir());
     const CudaToolkit& toolkit = Tools.toolkit;
-    // The tools by their content: another machine's, or one rewritten with the same bytes, keys
-    // the same. Where the toolkit and the host compiler are stays in the key (relocated under
-    // the base folder): they decide which headers a build finds, and entries check only the
-    // headers they recorded, so a toolkit elsewhere with other headers must not hit.
-    key.add("cuda", Relocation.path(toolkit.root) + " " + std::to_string(toolkit.cudaVersion));
-    for (const char* tool :
-         {"bin/nvcc", "bin/ptxas", "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc"})
-      key.addToolIdentity(tool, toolkit.root + "/" + tool, memo);
+    // The toolkit by its release and content, not where it is (Relocation.h): its tools, the
+    // files nvcc reads besides headers (its profile, libdevice, the device runtime), while the
+    // headers the build read are its entries' dependencies, spelled "<cuda>/...". The same
+    // toolkit elsewhere (another machine's, a copy) hits; one whose files differ misses.
+    key.add("cuda", toolkit.release + " " + std::to_string(toolkit.cudaVersion));
+    for (const char* file : {"bin/nvcc", "bin/nvcc.profile", "bin/cudafe++", "bin/ptxas",
+                             "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc",
+                             "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a"})
+      key.addToolIdentity(file, toolkit.root + "/" + file, memo);
     key.add("host-compiler", Relocation.path(Tools.compiler.path));
     key.addToolIdentity("host-compiler-content", Tools.compiler.path, memo);
     addBuildOptions(key, Options, Paths, Relocation);
@@ -947,6 +948,7 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
   auto relocation = PathRelocation::fromSettings(options->baseDir ? &*options->baseDir : nullptr);
   if (!relocation)
     return relocation.takeError();
+  relocation->setToolkit(tools->toolkit.root);
 
   // From here on tlc makes files, which an interrupt removes.
   auto staging = Staging::create(options->outputDir);

@@ -16,6 +16,8 @@
 #include <chrono>
 #include <fstream>
 
+#include <unistd.h>
+
 using namespace tlc;
 using namespace tlc::test;
 using Catch::Contains;
@@ -109,6 +111,23 @@ TEST_CASE("under a base folder paths are relative to the working folder, others 
   // A path in a macro's value may be in the outputs: it stays as it is.
   CHECK(relocation->argument("-DDATA=" + base + "/src") == "-DDATA=" + base + "/src");
   CHECK(relocation->argument("-O2") == "-O2");
+
+  // The toolkit's files are "<cuda>/...", resolved against the toolkit of the build that looks,
+  // even inside the base folder.
+  REQUIRE(!llvm::sys::fs::create_directories(base + "/cuda/include"));
+  writeTool(base + "/cuda/include/cuda.h", "// the toolkit's\n");
+  relocation->setToolkit(base + "/cuda");
+  CHECK(relocation->path(base + "/cuda/include/cuda.h") == "<cuda>/include/cuda.h");
+  CHECK(relocation->path(base + "/cuda") == "<cuda>");
+  CHECK(relocation->resolve("<cuda>/include/cuda.h") == base + "/cuda/include/cuda.h");
+  CHECK(relocation->resolve("<cuda>") == base + "/cuda");
+  CHECK(relocation->path(header) == relative); // the rest as before
+  CHECK(relocation->resolve(relative) == relative);
+  PathRelocation toolkitOnly;
+  toolkitOnly.setToolkit(base + "/cuda");
+  CHECK(toolkitOnly.path(base + "/cuda/include/cuda.h") == "<cuda>/include/cuda.h");
+  CHECK(toolkitOnly.path(header) == header); // no base folder: absolute
+  CHECK(toolkitOnly.argument("-I" + base + "/cuda/include") == "-I<cuda>/include");
 
   // No base folder relocates nothing; one that is not a folder is an error.
   CHECK(PathRelocation().path(header) == header);
@@ -227,4 +246,99 @@ TEST_CASE("the same module in two checkouts under one base folder hits one cache
   ToolRun again = buildIn(one, first, env);
   REQUIRE(again.exitCode == 0);
   CHECK_THAT(again.err, Contains("cached mf"));
+}
+
+namespace {
+
+// Mirrors the toolkit folder `from` into `to` as a copy of it would be laid out: its links as
+// they are, the headers' folder (`headers`, a real path) copied, nvcc and its profile copied
+// (nvcc finds the rest from where it is), bin/, targets/<platform>/ and the folders on the way
+// to the headers made, and every other file or folder a link to the original's.
+void mirrorToolkit(const std::string& from, const std::string& to, const std::string& headers,
+                   bool inTargets = false) {
+  REQUIRE(!llvm::sys::fs::create_directories(to));
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(from, ec), end; it != end && !ec; it.increment(ec)) {
+    std::string name = llvm::sys::path::filename(it->path()).str();
+    std::string source = it->path(), target = to + "/" + name;
+    llvm::sys::fs::file_status status;
+    REQUIRE(!llvm::sys::fs::status(source, status, /*follow=*/false));
+    llvm::SmallString<256> real;
+    REQUIRE(!llvm::sys::fs::real_path(source, real));
+    if (status.type() == llvm::sys::fs::file_type::symlink_file) {
+      char link[4096];
+      ssize_t length = ::readlink(source.c_str(), link, sizeof link);
+      REQUIRE(length > 0);
+      REQUIRE(!llvm::sys::fs::create_link(std::string(link, length), target));
+    } else if (real == headers) {
+      auto copied = runCommand({"cp", "-R", source, target});
+      REQUIRE_EXPECTED(copied);
+      REQUIRE(copied->exitCode == 0);
+    } else if (status.type() == llvm::sys::fs::file_type::directory_file &&
+               (isInsideFolder(headers, real) || name == "bin" || name == "targets" || inTargets)) {
+      mirrorToolkit(source, target, headers, name == "targets");
+    } else if (name == "nvcc" || name == "nvcc.profile") {
+      REQUIRE(!llvm::sys::fs::copy_file(source, target));
+      REQUIRE(!llvm::sys::fs::setPermissions(
+          target, llvm::sys::fs::all_read | llvm::sys::fs::all_exe | llvm::sys::fs::owner_write));
+    } else {
+      REQUIRE(!llvm::sys::fs::create_link(source, target));
+    }
+  }
+  REQUIRE(!ec);
+}
+
+// A copy of the toolkit tlc was built against in `dir`; returns the original's real root.
+std::string copyToolkit(const std::string& dir) {
+  llvm::SmallString<256> root, headers;
+  REQUIRE(!llvm::sys::fs::real_path(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(TLC_NVCC)), root));
+  REQUIRE(!llvm::sys::fs::real_path(root + "/include", headers));
+  mirrorToolkit(root.str().str(), dir, headers.str().str());
+  return root.str().str();
+}
+
+} // namespace
+
+TEST_CASE("a copy of the toolkit elsewhere hits the cache, one with another header misses",
+          "[cache][relocation]") {
+  std::string dir = scratchDir("relocation-toolkit");
+  std::string cache = scratchDir("relocation-toolkit-cache");
+  std::string copy = dir + "/copied-cuda";
+  std::string original = copyToolkit(copy);
+  REQUIRE(!llvm::sys::fs::create_directories(dir + "/build"));
+  // One file, compiled whole-program: its outputs hold no path of the toolkit. (A device link's
+  // image notes nvlink's command line, which names the toolkit's library folder: a hit from a
+  // copy carries the original's there, docs/team-cache.md.)
+  std::vector<std::string> env = {"TLC_CACHE_DIR=" + cache};
+  auto build = [&](const std::string& toolkit, const std::string& out,
+                   std::initializer_list<std::string> more) {
+    std::vector<std::string> args = {"build", sample("vadd/vadd.cu"), "--cuda-path", toolkit,
+                                     "-o",    dir + "/" + out};
+    ToolRun run = buildIn(dir, with(args, more), env);
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    return run.err;
+  };
+
+  CHECK_THAT(build(original, "cold", {}), !Contains("cached"));
+  // The copy: a hit, whose depfile names the copy's headers.
+  CHECK_THAT(build(copy, "hit", {"--depfile", dir + "/hit.d"}), Contains("cached vadd"));
+  std::string depfile = readText(dir + "/hit.d");
+  CHECK_THAT(depfile, Contains(" " + copy + "/include/cuda_runtime.h"));
+  CHECK_THAT(depfile, !Contains(original + "/"));
+
+  // What the copy builds itself is what the hit gave, byte for byte, but for the manifest's
+  // commands, which name the toolkit the entry was built with.
+  CHECK_THAT(build(copy, "fresh", {"--no-cache"}), !Contains("cached"));
+  for (const char* file : {"vadd.fatbin", "libvadd.so", "vadd.h"}) {
+    INFO(file);
+    CHECK(readText(dir + "/fresh/" + file) == readText(dir + "/hit/" + file));
+  }
+  CHECK_THAT(readText(dir + "/fresh/vadd.json"), Contains(copy + "/bin/nvcc"));
+
+  // A header of the copy that differs: a miss; the original still hits.
+  std::ofstream(copy + "/include/cuda_runtime_api.h", std::ios::app) << "\n// patched\n";
+  CHECK_THAT(build(copy, "patched", {}), !Contains("cached"));
+  CHECK_THAT(build(original, "again", {}), Contains("cached vadd"));
 }

@@ -115,7 +115,7 @@ TEST_CASE("a packed entry unpacks to the same files, each checked", "[remote]") 
   REQUIRE(!writeFile(dir + "/in/k.cu", "__global__ void k() {}\n"));
   EntryDescription entry;
   entry.files = {{"libm.so", sha256Hex(library)}, {"pkg/__init__.py", sha256Hex("pass\n")}};
-  entry.dependencies = hashDependencies({dir + "/in/k.cu"});
+  entry.dependencies = hashDependencies({dir + "/in/k.cu"}, PathRelocation());
   auto blob = packEntry(entry, dir + "/out");
   REQUIRE_EXPECTED(blob);
 
