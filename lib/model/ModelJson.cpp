@@ -169,7 +169,8 @@ json moduleDocument(const Module& module, const ToolVersions& versions, const st
                    {"tlc_version", versions.tlc},
                    {"clang_version", versions.clang},
                    {"cuda_version", versions.cuda},
-                   {"arch", arch}});
+                   {"arch", arch},
+                   {"library_kernel_templates", module.libraryKernelTemplates}});
   return document;
 }
 

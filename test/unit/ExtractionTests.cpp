@@ -252,7 +252,8 @@ TEST_CASE("the JSON model carries versions, schema and every kernel field", "[ex
   CHECK(document["schema_version"] == 1);
   CHECK(keysOf(document) == std::set<std::string>{"schema", "schema_version", "tlc_version",
                                                   "clang_version", "cuda_version", "arch", "inputs",
-                                                  "kernels", "records", "other_entries"});
+                                                  "kernels", "records", "other_entries",
+                                                  "library_kernel_templates"});
   for (const nlohmann::json& each : document["kernels"])
     CHECK(keysOf(each) == std::set<std::string>{"name",
                                                 "display_name",

@@ -83,6 +83,14 @@ TEST_CASE("library kernels instantiated in header bodies Clang skips are the lib
   CHECK(launchers(manifest).count("own_kernel"));
   CHECK_THAT(manifest["other_entries"].dump(),
              Contains("probe_library") && Contains("12probe_kernelIvEEvv"));
+  // The parse alone names the template, not the instance (scripts/corpus-check uses both).
+  ToolRun inspect = runTlc({"inspect", "--json", fixture("parity/library_instances.cu"), "--arch",
+                            "sm_90a", "-I" + fixture("parity/system")});
+  REQUIRE(inspect.exitCode == 0);
+  nlohmann::json module = nlohmann::json::parse(inspect.out);
+  CHECK(module["library_kernel_templates"] ==
+        nlohmann::json::array({"probe_library::probe_kernel"}));
+  CHECK_THAT(module["other_entries"].dump(), !Contains("12probe_kernelIvEEvv"));
 }
 
 TEST_CASE("a device-side launch builds as relocatable device code", "[parity]") {
