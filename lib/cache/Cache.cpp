@@ -208,9 +208,10 @@ std::string fileIdentity(const std::string& path) {
          nanoseconds(status.st_mtim) + " " + nanoseconds(status.st_ctim);
 }
 
+// As contentHash() writes it: 32 lower-case hex digits.
 bool isContentHash(llvm::StringRef text) {
   return text.size() == 32 &&
-         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'A' && c <= 'F'); });
+         llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
 }
 
 // A tool's content hash, from the memo when one holds it for the tool as it is now.
