@@ -14,6 +14,7 @@
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
 
@@ -237,13 +238,20 @@ std::string toolContentHash(const std::string& path, const std::string& memoDir)
 
 } // namespace
 
-void CacheKey::addToolIdentity(llvm::StringRef label, const std::string& path,
-                               const std::string& memoDir) {
-  add(label, toolContentHash(path, memoDir));
+void CacheKey::addToolIdentities(const std::vector<std::pair<std::string, std::string>>& tools,
+                                 const std::string& memoDir) {
+  std::vector<std::string> hashes(tools.size());
+  llvm::parallelFor(0, tools.size(),
+                    [&](size_t i) { hashes[i] = toolContentHash(tools[i].second, memoDir); });
+  for (size_t i = 0; i < tools.size(); ++i)
+    add(tools[i].first, hashes[i]);
 }
 
-std::string dependencyHash(const std::string& spelled, const PathRelocation& paths) {
-  return contentHash(paths.resolve(spelled));
+const std::string& DependencyHashes::of(const std::string& spelled) {
+  auto [it, inserted] = Known.try_emplace(spelled);
+  if (inserted)
+    it->second = contentHash(Paths.resolve(spelled));
+  return it->second;
 }
 
 llvm::Expected<BuildCache> BuildCache::open(const std::string& dir) {
@@ -294,8 +302,7 @@ void BuildCache::discard(const std::string& entryDir) {
 std::optional<CacheHit> BuildCache::readEntry(const std::string& entryDir,
                                               const std::vector<std::string>& outputs,
                                               const std::vector<std::string>& inputs,
-                                              const PathRelocation& paths,
-                                              llvm::StringMap<std::string>& hashes) {
+                                              DependencyHashes& hashes) {
   if (!distrust(entryDir, true).empty() || !distrust(entryDir + "/entry.json", false).empty())
     return std::nullopt;
   auto text = readFile(entryDir + "/entry.json");
@@ -317,11 +324,8 @@ std::optional<CacheHit> BuildCache::readEntry(const std::string& entryDir,
     std::optional<std::string> path = stringAt(dependency, "path");
     if (!path)
       return std::nullopt;
-    auto [it, inserted] = hashes.try_emplace(*path);
-    if (inserted)
-      it->second = dependencyHash(*path, paths);
-    current.push_back({*path, it->second});
-    hit.dependencies.push_back(paths.resolve(*path));
+    current.push_back({*path, hashes.of(*path)});
+    hit.dependencies.push_back(hashes.paths().resolve(*path));
   }
   if (entryName(current) != llvm::sys::path::filename(entryDir))
     return std::nullopt;
@@ -350,10 +354,9 @@ std::optional<CacheHit> BuildCache::readEntry(const std::string& entryDir,
 std::optional<CacheHit> BuildCache::find(const std::string& key,
                                          const std::vector<std::string>& outputs,
                                          const std::vector<std::string>& inputs,
-                                         const PathRelocation& paths) {
-  llvm::StringMap<std::string> hashes; // each dependency hashed once across entries
+                                         DependencyHashes& hashes) {
   for (const std::string& entryDir : subfolders(versionDir() + "/" + key))
-    if (std::optional<CacheHit> hit = readEntry(entryDir, outputs, inputs, paths, hashes))
+    if (std::optional<CacheHit> hit = readEntry(entryDir, outputs, inputs, hashes))
       return hit;
   return std::nullopt;
 }
@@ -367,16 +370,17 @@ bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
       discard(hit.entryDir);
       return false;
     }
-    if (llvm::Error error =
-            copyFile(hit.entryDir + "/" + file.name, target, library ? 0777 : 0666)) {
-      llvm::consumeError(std::move(error));
+    // Read once (into memory, not mapped: a file cut short under a mapping would be a crash):
+    // checked there, then written.
+    auto bytes = llvm::MemoryBuffer::getFile(hit.entryDir + "/" + file.name, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false,
+                                             /*IsVolatile=*/true);
+    if (!bytes || sha256Hex((*bytes)->getBuffer()) != file.sha256) {
       discard(hit.entryDir);
       return false;
     }
-    auto digest = sha256OfFile(target);
-    if (!digest || *digest != file.sha256) {
-      if (!digest)
-        llvm::consumeError(digest.takeError());
+    if (llvm::Error error = writeFile(target, (*bytes)->getBuffer(), library ? 0777 : 0666)) {
+      llvm::consumeError(std::move(error));
       discard(hit.entryDir);
       return false;
     }
@@ -388,7 +392,30 @@ bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
 llvm::Error BuildCache::store(const std::string& key, const std::string& outputsDir,
                               const std::vector<CachedFile>& files,
                               const std::vector<std::string>& dependencies,
-                              const PathRelocation& paths) {
+                              DependencyHashes& hashes) {
+  auto copy = [&](size_t index, const std::string& target) {
+    return copyFile(outputsDir + "/" + files[index].name, target, 0600);
+  };
+  return storeEntry(key, files, copy, dependencies, hashes);
+}
+
+llvm::Error BuildCache::store(const std::string& key, const std::vector<CachedFile>& files,
+                              const std::vector<llvm::StringRef>& contents,
+                              const std::vector<std::string>& dependencies,
+                              DependencyHashes& hashes) {
+  if (contents.size() != files.size())
+    return internalError("an entry to store has " + std::to_string(files.size()) +
+                         " files but the contents of " + std::to_string(contents.size()));
+  auto write = [&](size_t index, const std::string& target) {
+    return writeFile(target, contents[index], 0600);
+  };
+  return storeEntry(key, files, write, dependencies, hashes);
+}
+
+llvm::Error
+BuildCache::storeEntry(const std::string& key, const std::vector<CachedFile>& files,
+                       llvm::function_ref<llvm::Error(size_t, const std::string&)> place,
+                       const std::vector<std::string>& dependencies, DependencyHashes& hashes) {
   if (auto ec = llvm::sys::fs::create_directories(tmpDir(), true, llvm::sys::fs::owner_all))
     return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
   removeAbandoned(tmpDir(), "entry-");
@@ -400,19 +427,19 @@ llvm::Error BuildCache::store(const std::string& key, const std::string& outputs
   const std::string& folder = (*staging)->path();
   nlohmann::json entry = {{"files", nlohmann::json::array()},
                           {"dependencies", nlohmann::json::array()}};
-  for (const CachedFile& file : files) {
-    std::string stored = folder + "/" + file.name;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string stored = folder + "/" + files[i].name;
     // The Python package's files are in subfolders.
     if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stored), true,
                                                     llvm::sys::fs::owner_all))
       return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
-    if (llvm::Error error = copyFile(outputsDir + "/" + file.name, stored, 0600))
+    if (llvm::Error error = place(i, stored))
       return error;
-    entry["files"].push_back({{"name", file.name}, {"sha256", file.sha256}});
+    entry["files"].push_back({{"name", files[i].name}, {"sha256", files[i].sha256}});
   }
   std::vector<std::pair<std::string, std::string>> hashed;
   for (const std::string& dependency : dependencies) {
-    hashed.push_back({dependency, dependencyHash(dependency, paths)});
+    hashed.push_back({dependency, hashes.of(dependency)});
     entry["dependencies"].push_back({{"path", dependency}, {"hash", hashed.back().second}});
   }
   // A path that is not UTF-8 is written with replacement characters: that entry never matches.

@@ -21,6 +21,7 @@
 
 #include "cache/Relocation.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
@@ -43,15 +44,33 @@ class CacheKey {
 public:
   void add(llvm::StringRef label, llvm::StringRef value);
   llvm::Error addFile(llvm::StringRef label, const std::string& path); // by content
-  // A tool by its content, not its file's times or inode: the same tool on another machine, or
-  // rewritten with the same bytes, keys the same (callers key where it is separately). The hash is
-  // remembered in `memoDir` (none: "") under the file's identity on this machine (real path,
-  // device, inode, size, times), so each tool is read once per change, not once per build.
-  void addToolIdentity(llvm::StringRef label, const std::string& path, const std::string& memoDir);
+  // Tools by their content, not their files' times or inodes: the same tool on another machine,
+  // or rewritten with the same bytes, keys the same (callers key where it is separately). Each
+  // hash is remembered in `memoDir` (none: "") under the file's identity on this machine (real
+  // path, device, inode, size, times), so each tool is read once per change, not once per
+  // build; tools not yet remembered (a new machine: some 200 MiB of toolkit) are read in
+  // parallel. `tools`: (label, path), keyed in this order.
+  void addToolIdentities(const std::vector<std::pair<std::string, std::string>>& tools,
+                         const std::string& memoDir);
   std::string digest() const;
 
 private:
   std::string Material;
+};
+
+// The content hashes of the files entries list (remote entries too: RemoteCache.h), by their
+// paths as a PathRelocation spells them, each file read once: one lookup checks the same
+// headers in every entry under its key, in both tiers. A hash is taken when first asked for,
+// so an instance serves one lookup, or one store after a build, not both.
+class DependencyHashes {
+public:
+  explicit DependencyHashes(const PathRelocation& paths) : Paths(paths) {}
+  const std::string& of(const std::string& spelled);
+  const PathRelocation& paths() const { return Paths; }
+
+private:
+  const PathRelocation& Paths;
+  llvm::StringMap<std::string> Known;
 };
 
 struct CachedFile {
@@ -80,9 +99,9 @@ public:
   std::string toolMemoDir() const { return Dir + "/v1-tools"; }
 
   // An entry under `key` holding exactly `outputs` whose dependencies, `inputs` among them
-  // (spelled by `paths`), still hash to its name, each resolved by `paths`.
+  // (spelled as `hashes` spells paths), still hash to its name.
   std::optional<CacheHit> find(const std::string& key, const std::vector<std::string>& outputs,
-                               const std::vector<std::string>& inputs, const PathRelocation& paths);
+                               const std::vector<std::string>& inputs, DependencyHashes& hashes);
 
   // Copies the entry's files into `dir` and checks each against its SHA-256. On any mismatch
   // or read failure the entry is removed and false returned: the caller builds instead.
@@ -92,12 +111,16 @@ public:
   void count(bool hit);
 
   // Copies `files` (names inside `outputsDir`, with the SHA-256 the build computed for its
-  // manifest) into a new entry under `key`, with the files the build read (spelled by
-  // `paths`). Losing a race with another builder storing the same entry is not an error; a
-  // failed store leaves nothing.
+  // manifest) into a new entry under `key`, with the files the build read (spelled as
+  // `hashes` spells paths). Losing a race with another builder storing the same entry is not
+  // an error; a failed store leaves nothing.
   llvm::Error store(const std::string& key, const std::string& outputsDir,
                     const std::vector<CachedFile>& files,
-                    const std::vector<std::string>& dependencies, const PathRelocation& paths);
+                    const std::vector<std::string>& dependencies, DependencyHashes& hashes);
+  // As store(), the files' bytes given (`contents`, in `files` order): a remote entry's.
+  llvm::Error store(const std::string& key, const std::vector<CachedFile>& files,
+                    const std::vector<llvm::StringRef>& contents,
+                    const std::vector<std::string>& dependencies, DependencyHashes& hashes);
 
   llvm::Expected<CacheStats> stats() const;
   llvm::Error clear();
@@ -109,17 +132,16 @@ private:
   std::string versionDir() const { return Dir + "/v1"; }
   std::string tmpDir() const { return versionDir() + "/tmp"; }
   void discard(const std::string& entryDir);
+  // store()'s work, `place` writing file `index` of `files` to the path it is given.
+  llvm::Error storeEntry(const std::string& key, const std::vector<CachedFile>& files,
+                         llvm::function_ref<llvm::Error(size_t, const std::string&)> place,
+                         const std::vector<std::string>& dependencies, DependencyHashes& hashes);
   std::optional<CacheHit> readEntry(const std::string& entryDir,
                                     const std::vector<std::string>& outputs,
                                     const std::vector<std::string>& inputs,
-                                    const PathRelocation& paths,
-                                    llvm::StringMap<std::string>& hashes);
+                                    DependencyHashes& hashes);
   std::string Dir;
 };
-
-// A dependency's content hash as entries record it (remote entries too: RemoteCache.h), from
-// its path as `paths` spells it.
-std::string dependencyHash(const std::string& spelled, const PathRelocation& paths);
 
 // The build's cache: the one in `dir` if it can be trusted, else none, with a warning saying
 // why (the build then runs without a cache).

@@ -25,10 +25,10 @@ llvm::Error badEntry(const llvm::Twine& reason) {
 } // namespace
 
 std::vector<EntryDependency> hashDependencies(const std::vector<std::string>& paths,
-                                              const PathRelocation& relocation) {
+                                              DependencyHashes& hashes) {
   std::vector<EntryDependency> dependencies;
   for (const std::string& path : paths)
-    dependencies.push_back({path, dependencyHash(path, relocation)});
+    dependencies.push_back({path, hashes.of(path)});
   return dependencies;
 }
 
@@ -70,7 +70,7 @@ llvm::Expected<std::string> packEntry(const EntryDescription& entry,
   return Magic.str() + std::to_string(headerText.size()) + "\n" + headerText + contents;
 }
 
-llvm::Expected<EntryDescription> unpackEntry(llvm::StringRef blob, const std::string& dir) {
+llvm::Expected<UnpackedEntry> unpackEntry(llvm::StringRef blob) {
   if (!blob.consume_front(Magic))
     return badEntry("not a tlc entry");
   auto [lengthText, rest] = blob.split('\n');
@@ -82,8 +82,9 @@ llvm::Expected<EntryDescription> unpackEntry(llvm::StringRef blob, const std::st
   if (!header.is_object() || !header["files"].is_array() || !header["dependencies"].is_array())
     return badEntry("its header is not an entry's description");
 
-  EntryDescription entry;
-  std::vector<llvm::StringRef> bytes;
+  UnpackedEntry unpacked;
+  EntryDescription& entry = unpacked.description;
+  std::vector<llvm::StringRef>& bytes = unpacked.contents;
   std::set<std::string> names;
   for (const nlohmann::json& file : header["files"]) {
     if (!file.is_object() || !hasString(file, "name") || !hasString(file, "sha256") ||
@@ -111,15 +112,7 @@ llvm::Expected<EntryDescription> unpackEntry(llvm::StringRef blob, const std::st
     entry.dependencies.push_back({dependency.at("path"), dependency.at("hash")});
   }
 
-  // Every file checked: only now is anything written.
-  for (size_t i = 0; i < entry.files.size(); ++i) {
-    std::string target = dir + "/" + entry.files[i].name;
-    if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(target)))
-      return inputError("cannot create a folder for '" + target + "': " + ec.message());
-    if (llvm::Error error = writeFile(target, bytes[i]))
-      return error;
-  }
-  return entry;
+  return unpacked;
 }
 
 } // namespace tlc

@@ -19,7 +19,7 @@ namespace tlc {
 
 struct EntryDependency {
   std::string path;
-  std::string hash; // dependencyHash() of its content when the entry was built
+  std::string hash; // DependencyHashes::of() it when the entry was built
   bool operator==(const EntryDependency& other) const {
     return path == other.path && hash == other.hash;
   }
@@ -30,9 +30,9 @@ struct EntryDescription {
   std::vector<EntryDependency> dependencies;
 };
 
-// The dependencies (as `relocation` spells them) with their hashes now.
+// The dependencies with their hashes.
 std::vector<EntryDependency> hashDependencies(const std::vector<std::string>& paths,
-                                              const PathRelocation& relocation);
+                                              DependencyHashes& hashes);
 
 // The entry's name under its first key: a digest of its dependency list, as the local cache
 // names its entry folders.
@@ -41,8 +41,16 @@ std::string entryName(const std::vector<EntryDependency>& dependencies);
 // Reads `entry.files` from `outputsDir`, each checked against its SHA-256.
 llvm::Expected<std::string> packEntry(const EntryDescription& entry, const std::string& outputsDir);
 
-// Checks every file of `blob` and only then writes them into `dir` (which must exist).
-llvm::Expected<EntryDescription> unpackEntry(llvm::StringRef blob, const std::string& dir);
+// A packed entry read back: its description, and each file's bytes (in `files` order, inside
+// the blob they were read from).
+struct UnpackedEntry {
+  EntryDescription description;
+  std::vector<llvm::StringRef> contents;
+};
+
+// Reads `blob`, every file checked against its SHA-256 and every name and size against the
+// rules: a blob that fails any check is an InputError saying which.
+llvm::Expected<UnpackedEntry> unpackEntry(llvm::StringRef blob);
 
 // An entry's file name: a relative path inside the entry, never absolute, never through "..".
 bool isSafeEntryFileName(llvm::StringRef name);

@@ -66,17 +66,11 @@ bool sameFiles(const std::vector<CachedFile>& a, const std::vector<CachedFile>& 
                     });
 }
 
-// Whether every dependency still hashes as recorded (each file hashed once per lookup).
-bool current(const EntryDescription& entry, const PathRelocation& paths,
-             llvm::StringMap<std::string>& hashes) {
-  for (const EntryDependency& dependency : entry.dependencies) {
-    auto [it, inserted] = hashes.try_emplace(dependency.path);
-    if (inserted)
-      it->second = dependencyHash(dependency.path, paths);
-    if (it->second != dependency.hash)
-      return false;
-  }
-  return true;
+// Whether every dependency still hashes as recorded.
+bool current(const EntryDescription& entry, DependencyHashes& hashes) {
+  return llvm::all_of(entry.dependencies, [&](const EntryDependency& dependency) {
+    return hashes.of(dependency.path) == dependency.hash;
+  });
 }
 
 } // namespace
@@ -95,7 +89,7 @@ void RemoteCache::fail(const std::string& reason, bool unreachable) {
                    "remote storage " + Storage->url().display + ": " + reason);
 }
 
-bool RemoteCache::fetch(const std::string& key, BuildCache& local, const PathRelocation& paths) {
+bool RemoteCache::fetch(const std::string& key, BuildCache& local, DependencyHashes& hashes) {
   if (Unreachable || Warned)
     return false;
   auto indexText = Storage->get(indexKey(key));
@@ -110,10 +104,9 @@ bool RemoteCache::fetch(const std::string& key, BuildCache& local, const PathRel
     fail("the index " + indexKey(key) + " is malformed; building without it", false);
     return false;
   }
-  llvm::StringMap<std::string> hashes;
   for (const nlohmann::json& item : index.at("entries")) {
     auto listed = readIndexEntry(item);
-    if (!listed || !current(listed->second, paths, hashes))
+    if (!listed || !current(listed->second, hashes))
       continue;
     const auto& [name, expected] = *listed;
     auto blob = Storage->get(entryKey(key, name));
@@ -124,25 +117,23 @@ bool RemoteCache::fetch(const std::string& key, BuildCache& local, const PathRel
     if (!*blob)
       continue; // listed but gone (evicted, or its writer failed halfway)
 
-    llvm::SmallString<256> staging;
-    if (llvm::sys::fs::createUniqueDirectory("tlc-remote", staging))
-      return false;
-    llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(staging); });
-    auto entry = unpackEntry(**blob, staging.str().str());
-    if (entry &&
-        (!sameFiles(entry->files, expected.files) || entry->dependencies != expected.dependencies))
-      entry = inputError("bad entry: it does not match its index");
-    if (!entry) {
-      fail(entryKey(key, name) + ": " + llvm::toString(entry.takeError()) +
+    // Checked whole before the local cache writes any of it.
+    auto unpacked = unpackEntry(**blob);
+    if (unpacked && (!sameFiles(unpacked->description.files, expected.files) ||
+                     unpacked->description.dependencies != expected.dependencies))
+      unpacked = inputError("bad entry: it does not match its index");
+    if (!unpacked) {
+      fail(entryKey(key, name) + ": " + llvm::toString(unpacked.takeError()) +
                "; not used, building instead",
            false);
       return false;
     }
+    const EntryDescription& entry = unpacked->description;
     std::vector<std::string> dependencies;
-    for (const EntryDependency& dependency : entry->dependencies)
+    for (const EntryDependency& dependency : entry.dependencies)
       dependencies.push_back(dependency.path);
     if (llvm::Error error =
-            local.store(key, staging.str().str(), entry->files, dependencies, paths)) {
+            local.store(key, entry.files, unpacked->contents, dependencies, hashes)) {
       printToolMessage(MessageKind::Warning, "cannot store the remote entry in the cache: " +
                                                  summarize(std::move(error)).message);
       return false;
@@ -154,10 +145,10 @@ bool RemoteCache::fetch(const std::string& key, BuildCache& local, const PathRel
 
 void RemoteCache::store(const std::string& key, const std::string& outputsDir,
                         const std::vector<CachedFile>& files,
-                        const std::vector<std::string>& dependencies, const PathRelocation& paths) {
+                        const std::vector<std::string>& dependencies, DependencyHashes& hashes) {
   if (Unreachable || Storage->url().readOnly)
     return;
-  EntryDescription entry{files, hashDependencies(dependencies, paths)};
+  EntryDescription entry{files, hashDependencies(dependencies, hashes)};
   std::string name = entryName(entry.dependencies);
   auto blob = packEntry(entry, outputsDir);
   if (!blob) {

@@ -30,16 +30,16 @@ class RemoteCache {
 public:
   explicit RemoteCache(std::unique_ptr<RemoteStorage> storage) : Storage(std::move(storage)) {}
 
-  // Looks for a remote entry under `key` whose dependencies (resolved by `paths`) all hash the
-  // same here; when one is found and passes every check, stores it into `local` and returns
-  // true.
-  bool fetch(const std::string& key, BuildCache& local, const PathRelocation& paths);
+  // Looks for a remote entry under `key` whose dependencies all hash the same here (`hashes`,
+  // the lookup's, which the local cache then checks the entry with); when one is found and
+  // passes every check, stores it into `local` and returns true.
+  bool fetch(const std::string& key, BuildCache& local, DependencyHashes& hashes);
 
   // Puts a build's entry (as BuildCache::store takes it) to the remote and lists it in the
   // key's index. Failures only warn.
   void store(const std::string& key, const std::string& outputsDir,
              const std::vector<CachedFile>& files, const std::vector<std::string>& dependencies,
-             const PathRelocation& paths);
+             DependencyHashes& hashes);
 
 private:
   // Warns (once per run) and, unless the remote only sent bad data, stops using it.

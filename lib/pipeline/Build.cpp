@@ -166,10 +166,11 @@ public:
       if (Options.python)
         for (const std::string& file : pythonPackageFiles(Name).all())
           outputs.push_back(file);
-      std::optional<CacheHit> hit = Cache->find(key, outputs, inputs, Relocation);
+      DependencyHashes lookup(Relocation);
+      std::optional<CacheHit> hit = Cache->find(key, outputs, inputs, lookup);
       bool fromRemote = false;
-      if (!hit && Remote && Remote->fetch(key, *Cache, Relocation)) { // now in the local cache
-        hit = Cache->find(key, outputs, inputs, Relocation);
+      if (!hit && Remote && Remote->fetch(key, *Cache, lookup)) { // now in the local cache
+        hit = Cache->find(key, outputs, inputs, lookup);
         fromRemote = true;
       }
       if (hit && Cache->restore(*hit, Work->outputsDir())) {
@@ -201,16 +202,18 @@ public:
       }
       return finish(sources, Name + ".h", dependencies);
     }
-    // Entries record the files relocated as the key spells them; the depfile names them all.
+    // Entries record the files relocated as the key spells them, hashed as they are after the
+    // build; the depfile names them all.
     std::vector<std::string> recorded;
     for (const std::string& dependency : dependencies)
       recorded.push_back(Relocation.path(dependency));
+    DependencyHashes built(Relocation);
     if (Cache)
-      if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, recorded, Relocation))
+      if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, recorded, built))
         printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
                                                    summarize(std::move(error)).message);
     if (Remote)
-      Remote->store(key, Work->outputsDir(), Outputs, recorded, Relocation);
+      Remote->store(key, Work->outputsDir(), Outputs, recorded, built);
     return finish(fileNames(Outputs), Name + ".json", dependencies);
   }
 
@@ -362,8 +365,6 @@ private:
     CacheKey key;
     static int anchor;
     key.add("tlc", tlcVersion());
-    std::string memo = Cache->toolMemoDir();
-    key.addToolIdentity("tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor), memo);
     key.add("clang", clangVersion() + " " + clangResourceDir());
     const CudaToolkit& toolkit = Tools.toolkit;
     // The toolkit by its release and content, not where it is (Relocation.h): its tools, the
@@ -371,12 +372,15 @@ private:
     // headers the build read are its entries' dependencies, spelled "<cuda>/...". The same
     // toolkit elsewhere (another machine's, a copy) hits; one whose files differ misses.
     key.add("cuda", toolkit.release + " " + std::to_string(toolkit.cudaVersion));
+    key.add("host-compiler", Relocation.path(Tools.compiler.path));
+    std::vector<std::pair<std::string, std::string>> tools = {
+        {"tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor)},
+        {"host-compiler-content", Tools.compiler.path}};
     for (const char* file : {"bin/nvcc", "bin/nvcc.profile", "bin/cudafe++", "bin/ptxas",
                              "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc",
                              "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a"})
-      key.addToolIdentity(file, toolkit.root + "/" + file, memo);
-    key.add("host-compiler", Relocation.path(Tools.compiler.path));
-    key.addToolIdentity("host-compiler-content", Tools.compiler.path, memo);
+      tools.push_back({file, toolkit.root + "/" + file});
+    key.addToolIdentities(tools, Cache->toolMemoDir());
     addBuildOptions(key, Options, Paths, Relocation);
     for (const std::string& input : Options.sources.inputs) {
       auto digest = inputDigest(input);

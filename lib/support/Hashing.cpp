@@ -1,24 +1,79 @@
-// SHA-256 of files and strings.
+// SHA-256 of files and strings, by OpenSSL's libcrypto: it uses the CPU's SHA extensions where
+// there are some (about 2 GB/s against LLVM's portable 0.3), and the cache checks every output
+// of every hit against its SHA-256.
 #include "support/Hashing.h"
 
 #include "support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SHA256.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <openssl/evp.h>
+
+#include <memory>
+#include <vector>
 
 namespace tlc {
 
+namespace {
+
+struct ContextDeleter {
+  void operator()(EVP_MD_CTX* context) const { EVP_MD_CTX_free(context); }
+};
+using DigestContext = std::unique_ptr<EVP_MD_CTX, ContextDeleter>;
+
+DigestContext newSha256() {
+  DigestContext context(EVP_MD_CTX_new());
+  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1)
+    return nullptr;
+  return context;
+}
+
+std::string finish(EVP_MD_CTX& context) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned length = 0;
+  if (EVP_DigestFinal_ex(&context, digest, &length) != 1 || length != 32)
+    return "";
+  return llvm::toHex(llvm::ArrayRef<uint8_t>(digest, length), /*LowerCase=*/true);
+}
+
+} // namespace
+
 std::string sha256Hex(llvm::StringRef data) {
-  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(data)), /*LowerCase=*/true);
+  DigestContext context = newSha256();
+  if (!context || EVP_DigestUpdate(context.get(), data.data(), data.size()) != 1)
+    return ""; // libcrypto out of memory: matches no digest
+  return finish(*context);
 }
 
 llvm::Expected<std::string> sha256OfFile(llvm::StringRef path) {
-  auto buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return inputError("cannot read '" + path + "': " + buffer.getError().message());
-  return sha256Hex((*buffer)->getBuffer());
+  auto fail = [&](std::error_code ec) {
+    return inputError("cannot read '" + path + "': " + ec.message());
+  };
+  llvm::Expected<llvm::sys::fs::file_t> file = llvm::sys::fs::openNativeFileForRead(path);
+  if (!file)
+    return fail(llvm::errorToErrorCode(file.takeError()));
+  DigestContext context = newSha256();
+  std::vector<char> buffer(1 << 20);
+  std::error_code failure;
+  while (context) {
+    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFile(
+        *file, llvm::MutableArrayRef<char>(buffer.data(), buffer.size()));
+    if (!read) {
+      failure = llvm::errorToErrorCode(read.takeError());
+      break;
+    }
+    if (*read == 0)
+      break;
+    if (EVP_DigestUpdate(context.get(), buffer.data(), *read) != 1)
+      context.reset();
+  }
+  llvm::sys::fs::closeFile(*file);
+  if (failure)
+    return fail(failure);
+  if (!context)
+    return inputError("cannot hash '" + path + "': libcrypto failed");
+  return finish(*context);
 }
 
 bool isSha256Hex(llvm::StringRef text) {

@@ -27,7 +27,7 @@ namespace {
 std::string toolDigest(const std::string& path, const std::string& memoDir) {
   CacheKey key;
   key.add("tlc", "same everywhere");
-  key.addToolIdentity("bin/nvcc", path, memoDir);
+  key.addToolIdentities({{"bin/nvcc", path}}, memoDir);
   return key.digest();
 }
 
