@@ -167,6 +167,7 @@ def two_machines(tlc, work, source, name, runs):
                         "known": (three, "out", "cached " + name + " (remote "),
                         "local": (two, "out-again", "cached " + name + " (")}
             for kind, (machine, out, said) in expected.items():
+                os.sync()  # the previous build's writes flushed: none slows the next one's
                 seconds, errors = build_on(tlc, source, name, machine, out, url)
                 if "warning" in errors or (said is None) != ("cached" not in errors) or \
                         (said and said not in errors) or (kind == "local" and "remote" in errors):

@@ -81,7 +81,7 @@ struct CachedFile {
 struct CacheHit {
   std::string entryDir;
   std::vector<CachedFile> files;
-  std::vector<std::string> dependencies; // what the original build read, for --depfile: here
+  std::vector<std::string> dependencies; // what the original build read, as paths here (--depfile)
 };
 
 struct CacheStats {

@@ -288,3 +288,32 @@ TEST_CASE("a client whose server died gets an error, not SIGPIPE", "[remote]") {
     llvm::consumeError(std::move(error));
   }
 }
+
+TEST_CASE("values of several MiB come back whole, and a missing key as none", "[remote]") {
+  // Redis answers in 1 MiB pieces (RedisStorage.cpp): sizes around the pieces' edges.
+  std::string dir = scratchDir("remote-large-values");
+  RedisServer redis(dir);
+  HttpServer http(dir);
+  for (const std::string& url : {redis.url(), http.url()}) {
+    INFO(url);
+    auto storage = RemoteStorage::create(url);
+    REQUIRE_EXPECTED(storage);
+    for (size_t size : {size_t(1), size_t(1 << 20) - 1, size_t(1 << 20), size_t(1 << 20) + 1,
+                        size_t(3 << 20) + 12345, size_t(4 << 20)}) {
+      INFO(size);
+      std::string value(size, '\0');
+      for (size_t i = 0; i < size; ++i)
+        value[i] = static_cast<char>((i * 131) ^ (i >> 12));
+      std::string key = "tlc-test/value-" + std::to_string(size);
+      REQUIRE(!(*storage)->put(key, value));
+      auto back = (*storage)->get(key);
+      REQUIRE_EXPECTED(back);
+      REQUIRE(*back);
+      CHECK((*back)->size() == size);
+      CHECK(**back == value);
+    }
+    auto missing = (*storage)->get("tlc-test/never-stored");
+    REQUIRE_EXPECTED(missing);
+    CHECK(!*missing);
+  }
+}
