@@ -49,6 +49,19 @@ private:
   bool AlreadyPending;
 };
 
+// A command's arguments as hiredis takes them: binary-safe, each with its length.
+struct Arguments {
+  explicit Arguments(const std::vector<std::string>& arguments) {
+    for (const std::string& argument : arguments) {
+      argv.push_back(argument.data());
+      lengths.push_back(argument.size());
+    }
+  }
+  int count() const { return static_cast<int>(argv.size()); }
+  std::vector<const char*> argv;
+  std::vector<size_t> lengths;
+};
+
 struct ReplyDeleter {
   void operator()(redisReply* reply) const { freeReplyObject(reply); }
 };
@@ -67,30 +80,37 @@ public:
   // asked for alone (an index or a small entry: one round trip, as a GET), the others together.
   // GETRANGE answers "" for a missing key, which is what tlc reads as missing (it stores no
   // empty value). A value replaced between two pieces comes back mixed and fails its entry's
-  // SHA-256 checks like any damaged one: a miss.
+  // SHA-256 checks like any damaged one: a miss. A user the server refuses GETRANGE (an ACL
+  // user with +get only, as docs/team-cache.md suggests for readers) gets whole values by GET.
   llvm::Expected<std::optional<std::string>> get(const std::string& key) override {
-    auto first = commands({piece(key, 0)});
+    if (WholeValues)
+      return getWhole(key);
+    auto first = ask(piece(key, 0));
     if (!first)
       return first.takeError();
+    if ((*first)->type == REDIS_REPLY_ERROR) {
+      WholeValues = true;
+      return getWhole(key);
+    }
     std::string value;
-    if (llvm::Error error = append(value, *(*first)[0]))
+    if (llvm::Error error = append(value, **first))
       return error;
     if (value.empty())
       return std::nullopt;
     if (value.size() < PieceSize)
       return value;
-    auto length = commands({{"STRLEN", key}});
+    auto length = command({"STRLEN", key});
     if (!length)
       return length.takeError();
-    if ((*length)[0]->type != REDIS_REPLY_INTEGER)
+    if ((*length)->type != REDIS_REPLY_INTEGER)
       return inputError("unexpected reply to STRLEN");
     std::vector<std::vector<std::string>> rest;
-    for (long long start = PieceSize; start < (*length)[0]->integer; start += PieceSize)
+    for (long long start = PieceSize; start < (*length)->integer; start += PieceSize)
       rest.push_back(piece(key, start));
     auto pieces = commands(rest);
     if (!pieces)
       return pieces.takeError();
-    value.reserve((*length)[0]->integer);
+    value.reserve((*length)->integer);
     for (const Reply& reply : *pieces)
       if (llvm::Error error = append(value, *reply))
         return error;
@@ -140,12 +160,39 @@ private:
     return llvm::Error::success();
   }
 
+  llvm::Expected<std::optional<std::string>> getWhole(const std::string& key) {
+    auto reply = command({"GET", key});
+    if (!reply)
+      return reply.takeError();
+    if ((*reply)->type == REDIS_REPLY_NIL)
+      return std::nullopt;
+    if ((*reply)->type != REDIS_REPLY_STRING)
+      return inputError("unexpected reply to GET");
+    return std::string((*reply)->str, (*reply)->len);
+  }
+
   // Runs one command (its arguments binary-safe); a Redis error reply is an error too.
   llvm::Expected<Reply> command(const std::vector<std::string>& arguments, bool connecting = true) {
     auto replies = commands({arguments}, connecting);
     if (!replies)
       return replies.takeError();
     return std::move((*replies)[0]);
+  }
+
+  // Runs one command; a Redis error reply is returned as the reply it is.
+  llvm::Expected<Reply> ask(const std::vector<std::string>& arguments) {
+    if (!Context)
+      if (llvm::Error error = connect())
+        return error;
+    if (Context->err)
+      return inputError(std::string("connection lost: ") + Context->errstr);
+    BlockSigpipe guard;
+    Arguments argv(arguments);
+    Reply reply(static_cast<redisReply*>(
+        redisCommandArgv(Context, argv.count(), argv.argv.data(), argv.lengths.data())));
+    if (!reply)
+      return inputError(arguments.front() + " failed: " + failureReason());
+    return reply;
   }
 
   // Sends the commands together, then reads their replies in order (one round trip).
@@ -158,14 +205,9 @@ private:
       return inputError(std::string("connection lost: ") + Context->errstr);
     BlockSigpipe guard;
     for (const std::vector<std::string>& arguments : list) {
-      std::vector<const char*> argv;
-      std::vector<size_t> lengths;
-      for (const std::string& argument : arguments) {
-        argv.push_back(argument.data());
-        lengths.push_back(argument.size());
-      }
-      if (redisAppendCommandArgv(Context, static_cast<int>(argv.size()), argv.data(),
-                                 lengths.data()) != REDIS_OK)
+      Arguments argv(arguments);
+      if (redisAppendCommandArgv(Context, argv.count(), argv.argv.data(), argv.lengths.data()) !=
+          REDIS_OK)
         return disconnect(arguments.front() + " failed: " + failureReason());
     }
     std::vector<Reply> replies;
@@ -198,6 +240,7 @@ private:
   }
 
   redisContext* Context = nullptr;
+  bool WholeValues = false; // the server refused GETRANGE
 };
 
 } // namespace

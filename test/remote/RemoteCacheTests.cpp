@@ -317,3 +317,30 @@ TEST_CASE("values of several MiB come back whole, and a missing key as none", "[
     CHECK(!*missing);
   }
 }
+
+TEST_CASE("a Redis user allowed only GET reads whole values and cannot write", "[remote]") {
+  // docs/team-cache.md suggests such users for machines that only read the cache.
+  std::string dir = scratchDir("remote-get-only");
+  RedisServer redis(dir, {"--user", "writer", "on", ">w", "~*", "+@all", "--user", "reader", "on",
+                          ">r", "~*", "+get"});
+  std::string address = redis.url().substr(std::string("redis://").size());
+  auto writer = RemoteStorage::create("redis://writer:w@" + address);
+  auto reader = RemoteStorage::create("redis://reader:r@" + address);
+  REQUIRE_EXPECTED(writer);
+  REQUIRE_EXPECTED(reader);
+  std::string value((3 << 20) + 5, 'v');
+  REQUIRE(!(*writer)->put("tlc-test/shared", value));
+  for (int twice = 0; twice < 2; ++twice) { // refused GETRANGE once, then GET straight away
+    auto back = (*reader)->get("tlc-test/shared");
+    REQUIRE_EXPECTED(back);
+    REQUIRE(*back);
+    CHECK(**back == value);
+  }
+  auto missing = (*reader)->get("tlc-test/never-stored");
+  REQUIRE_EXPECTED(missing);
+  CHECK(!*missing);
+  llvm::Error refused = (*reader)->put("tlc-test/shared", "other");
+  bool failed = static_cast<bool>(refused);
+  REQUIRE(failed);
+  CHECK_THAT(summarize(std::move(refused)).message, Contains("NOPERM"));
+}

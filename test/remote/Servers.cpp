@@ -90,12 +90,14 @@ void Server::kill() {
   Running = false;
 }
 
-RedisServer::RedisServer(const std::string& dir) {
+RedisServer::RedisServer(const std::string& dir, const std::vector<std::string>& settings) {
   std::string program = programOrSkip("redis-server", "redis-server");
   int port = freePort();
-  start({program, "--bind", "127.0.0.1", "--port", std::to_string(port), "--save", "",
-         "--appendonly", "no", "--dir", dir, "--daemonize", "no"},
-        port, dir + "/redis.log");
+  std::vector<std::string> argv = {
+      program,        "--bind", "127.0.0.1", "--port", std::to_string(port), "--save", "",
+      "--appendonly", "no",     "--dir",     dir,      "--daemonize",        "no"};
+  argv.insert(argv.end(), settings.begin(), settings.end());
+  start(argv, port, dir + "/redis.log");
 }
 
 HttpServer::HttpServer(const std::string& dir) : Root(dir + "/data") {

@@ -5,6 +5,7 @@
 #include "llvm/Support/Program.h"
 
 #include <string>
+#include <vector>
 
 namespace tlc::test {
 
@@ -40,7 +41,8 @@ private:
 
 class RedisServer : public Server {
 public:
-  explicit RedisServer(const std::string& dir);
+  // `settings`: more of redis-server's settings, as its command line takes them.
+  explicit RedisServer(const std::string& dir, const std::vector<std::string>& settings = {});
   std::string url() const { return "redis://127.0.0.1:" + std::to_string(port()); }
 };
 
