@@ -17,8 +17,20 @@
 namespace tlc {
 namespace {
 
+// A response body, read up to MaxRemoteValue bytes: libcurl stops the transfer at the first
+// byte beyond (the callback takes less than it was given).
+struct Download {
+  std::string body;
+  bool tooLarge = false;
+};
+
 size_t appendBody(char* data, size_t size, size_t count, void* target) {
-  static_cast<std::string*>(target)->append(data, size * count);
+  auto* download = static_cast<Download*>(target);
+  if (download->body.size() + size * count > MaxRemoteValue) {
+    download->tooLarge = true;
+    return 0;
+  }
+  download->body.append(data, size * count);
   return size * count;
 }
 
@@ -97,25 +109,27 @@ public:
   }
 
   llvm::Expected<std::optional<std::string>> get(const std::string& key) override {
-    std::string body;
+    Download download;
     if (llvm::Error error = prepare(key))
       return error;
     C->easySetopt(Handle, CURLOPT_HTTPGET, 1L);
     C->easySetopt(Handle, CURLOPT_WRITEFUNCTION, appendBody);
-    C->easySetopt(Handle, CURLOPT_WRITEDATA, &body);
+    C->easySetopt(Handle, CURLOPT_WRITEDATA, &download);
     auto status = perform("GET");
+    if (download.tooLarge)
+      return tooLarge(status.takeError(), key);
     if (!status)
       return status.takeError();
     if (*status == 404)
       return std::nullopt;
     if (*status != 200)
       return inputError("GET answered HTTP " + std::to_string(*status));
-    return body;
+    return std::move(download.body);
   }
 
   llvm::Error put(const std::string& key, const std::string& value) override {
     Upload upload{&value};
-    std::string ignored;
+    Download ignored;
     if (llvm::Error error = prepare(key))
       return error;
     C->easySetopt(Handle, CURLOPT_UPLOAD, 1L);
@@ -125,6 +139,8 @@ public:
     C->easySetopt(Handle, CURLOPT_WRITEFUNCTION, appendBody);
     C->easySetopt(Handle, CURLOPT_WRITEDATA, &ignored);
     auto status = perform("PUT");
+    if (ignored.tooLarge)
+      return tooLarge(status.takeError(), key);
     if (!status)
       return status.takeError();
     if (*status < 200 || *status > 299)
@@ -133,6 +149,12 @@ public:
   }
 
 private:
+  static llvm::Error tooLarge(llvm::Error transfer, const std::string& key) {
+    llvm::consumeError(std::move(transfer)); // libcurl's "failed writing received data"
+    return inputError("the answer for " + key + " is larger than tlc reads (" +
+                      std::to_string(MaxRemoteValue) + " bytes)");
+  }
+
   // Options every request shares; reset first, so nothing of the last request carries over
   // (the connection does: libcurl keeps it alive between requests).
   llvm::Error prepare(const std::string& key) {

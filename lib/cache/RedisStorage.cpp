@@ -104,6 +104,9 @@ public:
       return length.takeError();
     if ((*length)->type != REDIS_REPLY_INTEGER)
       return inputError("unexpected reply to STRLEN");
+    if (static_cast<unsigned long long>((*length)->integer) > MaxRemoteValue)
+      return inputError("the value of " + key + " is " + std::to_string((*length)->integer) +
+                        " bytes, more than tlc reads (" + std::to_string(MaxRemoteValue) + ")");
     std::vector<std::vector<std::string>> rest;
     for (long long start = PieceSize; start < (*length)->integer; start += PieceSize)
       rest.push_back(piece(key, start));

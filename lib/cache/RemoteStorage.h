@@ -43,6 +43,10 @@ llvm::Expected<RemoteUrl> parseRemoteUrl(llvm::StringRef url);
 
 // One connection to a remote store. Calls fail with an llvm::Error whose message is the reason
 // alone (no URL): the caller says which storage it was.
+// The largest value tlc reads from a remote: a larger one (a server's mistake, or one that
+// claims a size it would never send) is refused before it takes that much memory.
+constexpr uint64_t MaxRemoteValue = uint64_t(1) << 31;
+
 class RemoteStorage {
 public:
   virtual ~RemoteStorage() = default;

@@ -18,6 +18,10 @@
 #include <fstream>
 #include <thread>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 using namespace tlc;
 using namespace tlc::test;
 using Catch::Matchers::Contains;
@@ -343,4 +347,81 @@ TEST_CASE("a Redis user allowed only GET reads whole values and cannot write", "
   bool failed = static_cast<bool>(refused);
   REQUIRE(failed);
   CHECK_THAT(summarize(std::move(refused)).message, Contains("NOPERM"));
+}
+
+namespace {
+
+// A Redis server that lies: GETRANGE answers a full first piece, STRLEN a size of 1 PB. It
+// answers one connection, reading each command whole before it replies.
+class LyingRedis {
+public:
+  LyingRedis() {
+    Listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(Listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    socklen_t length = sizeof address;
+    REQUIRE(::getsockname(Listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    Port = ntohs(address.sin_port);
+    REQUIRE(::listen(Listener, 1) == 0);
+    Server = std::thread([this] { serve(); });
+  }
+  ~LyingRedis() {
+    ::shutdown(Listener, SHUT_RDWR);
+    ::close(Listener);
+    Server.join();
+  }
+  std::string url() const { return "redis://127.0.0.1:" + std::to_string(Port); }
+
+private:
+  void serve() {
+    int client = ::accept(Listener, nullptr, nullptr);
+    if (client < 0)
+      return;
+    std::string pending;
+    char buffer[4096];
+    ssize_t got;
+    while ((got = ::read(client, buffer, sizeof buffer)) > 0) {
+      pending.append(buffer, got);
+      // Replies once a command is complete: GETRANGE key start end (4 arguments) or STRLEN key.
+      if (pending.find("GETRANGE") != std::string::npos && count(pending, "\r\n") >= 9) {
+        reply(client, "$" + std::to_string(1 << 20) + "\r\n" + std::string(1 << 20, 'x') + "\r\n");
+        pending.clear();
+      } else if (pending.find("STRLEN") != std::string::npos && count(pending, "\r\n") >= 5) {
+        reply(client, ":1000000000000000\r\n");
+        pending.clear();
+      }
+    }
+    ::close(client);
+  }
+  static size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
+    return n;
+  }
+  static void reply(int client, const std::string& text) {
+    for (size_t sent = 0; sent < text.size();) {
+      ssize_t n = ::write(client, text.data() + sent, text.size() - sent);
+      if (n <= 0)
+        return;
+      sent += n;
+    }
+  }
+  int Listener = -1;
+  int Port = 0;
+  std::thread Server;
+};
+
+} // namespace
+
+TEST_CASE("a Redis server claiming a value of a petabyte gets an error, not a crash", "[remote]") {
+  LyingRedis liar;
+  auto storage = RemoteStorage::create(liar.url());
+  REQUIRE_EXPECTED(storage);
+  auto value = (*storage)->get("tlc-test/huge");
+  REQUIRE(!value);
+  CHECK_THAT(summarize(value.takeError()).message,
+             Contains("1000000000000000 bytes, more than tlc reads"));
 }
