@@ -2,6 +2,7 @@
 #include "render/PythonView.h"
 
 #include "model/EnumTables.h"
+#include "python/src/LaunchOptions.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -179,19 +180,9 @@ nlohmann::json paramView(const Param& param, const std::string& keyword) {
 } // namespace
 
 const std::vector<std::string>& pythonLaunchOptions() {
-  static const std::vector<std::string> options = {
-      "grid",
-      "block",
-      "shared_mem",
-      "stream",
-      "device",
-      "cluster",
-      "cooperative",
-      "programmatic_dependent_launch",
-      "l2_persist_base",
-      "l2_persist_bytes",
-      "l2_persist_hit_ratio",
-  };
+#define TLC_PY_OPTION_NAME(id, name) name,
+  static const std::vector<std::string> options = {TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_NAME)};
+#undef TLC_PY_OPTION_NAME
   return options;
 }
 

@@ -3,23 +3,13 @@
 #ifndef TLC_PYTHON_BINDING_H
 #define TLC_PYTHON_BINDING_H
 
+#include "LaunchOptions.h"
 #include "tlc/python.h"
 
-/* The launch options every launcher takes by keyword, in this order. */
-enum tlc_py_option {
-  OPTION_GRID,
-  OPTION_BLOCK,
-  OPTION_SHARED_MEM,
-  OPTION_STREAM,
-  OPTION_DEVICE,
-  OPTION_CLUSTER,
-  OPTION_COOPERATIVE,
-  OPTION_PROGRAMMATIC_DEPENDENT_LAUNCH,
-  OPTION_L2_PERSIST_BASE,
-  OPTION_L2_PERSIST_BYTES,
-  OPTION_L2_PERSIST_HIT_RATIO,
-  OPTION_COUNT
-};
+/* The launch options every launcher takes by keyword, in this order (LaunchOptions.h). */
+#define TLC_PY_OPTION_ID(id, name) OPTION_##id,
+enum tlc_py_option { TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_ID) OPTION_COUNT };
+#undef TLC_PY_OPTION_ID
 
 extern const char* const tlc_py_option_names[OPTION_COUNT];
 

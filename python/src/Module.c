@@ -6,19 +6,9 @@
 
 #include <stdarg.h>
 
-const char* const tlc_py_option_names[OPTION_COUNT] = {
-    "grid",
-    "block",
-    "shared_mem",
-    "stream",
-    "device",
-    "cluster",
-    "cooperative",
-    "programmatic_dependent_launch",
-    "l2_persist_base",
-    "l2_persist_bytes",
-    "l2_persist_hit_ratio",
-};
+#define TLC_PY_OPTION_NAME(id, name) name,
+const char* const tlc_py_option_names[OPTION_COUNT] = {TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_NAME)};
+#undef TLC_PY_OPTION_NAME
 
 static const char* const kKindNames[] = {"pointer", "scalar", "record", "tensor_map"};
 static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16",  "u16", "i32", "u32",
