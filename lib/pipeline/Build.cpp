@@ -202,19 +202,23 @@ public:
       }
       return finish(sources, Name + ".h", dependencies);
     }
-    // Entries record the files relocated as the key spells them, hashed as they are after the
-    // build; the depfile names them all.
+    if (Cache)
+      storeBuild(key, dependencies);
+    return finish(fileNames(Outputs), Name + ".json", dependencies);
+  }
+
+  // Puts the build into the cache and its remote tier. Entries record the files relocated as
+  // the key spells them, hashed as they are after the build. A failure only warns.
+  void storeBuild(const std::string& key, const std::vector<std::string>& dependencies) {
     std::vector<std::string> recorded;
     for (const std::string& dependency : dependencies)
       recorded.push_back(Relocation.path(dependency));
     DependencyHashes built(Relocation);
-    if (Cache)
-      if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, recorded, built))
-        printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
-                                                   summarize(std::move(error)).message);
+    if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, recorded, built))
+      printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
+                                                 summarize(std::move(error)).message);
     if (Remote)
       Remote->store(key, Work->outputsDir(), Outputs, recorded, built);
-    return finish(fileNames(Outputs), Name + ".json", dependencies);
   }
 
   // Plans the build and runs the plan. A device-side kernel launch (dynamic parallelism) is
