@@ -85,7 +85,7 @@ public:
   llvm::Expected<std::optional<std::string>> get(const std::string& key) override {
     if (WholeValues)
       return getWhole(key);
-    auto first = ask(piece(key, 0));
+    auto first = command(piece(key, 0), true, /*errorRepliesFail=*/false);
     if (!first)
       return first.takeError();
     if ((*first)->type == REDIS_REPLY_ERROR) {
@@ -174,33 +174,21 @@ private:
     return std::string((*reply)->str, (*reply)->len);
   }
 
-  // Runs one command (its arguments binary-safe); a Redis error reply is an error too.
-  llvm::Expected<Reply> command(const std::vector<std::string>& arguments, bool connecting = true) {
-    auto replies = commands({arguments}, connecting);
+  // Runs one command (its arguments binary-safe); a Redis error reply is an error too, unless
+  // `errorRepliesFail` is false.
+  llvm::Expected<Reply> command(const std::vector<std::string>& arguments, bool connecting = true,
+                                bool errorRepliesFail = true) {
+    auto replies = commands({arguments}, connecting, errorRepliesFail);
     if (!replies)
       return replies.takeError();
     return std::move((*replies)[0]);
   }
 
-  // Runs one command; a Redis error reply is returned as the reply it is.
-  llvm::Expected<Reply> ask(const std::vector<std::string>& arguments) {
-    if (!Context)
-      if (llvm::Error error = connect())
-        return error;
-    if (Context->err)
-      return inputError(std::string("connection lost: ") + Context->errstr);
-    BlockSigpipe guard;
-    Arguments argv(arguments);
-    Reply reply(static_cast<redisReply*>(
-        redisCommandArgv(Context, argv.count(), argv.argv.data(), argv.lengths.data())));
-    if (!reply)
-      return inputError(arguments.front() + " failed: " + failureReason());
-    return reply;
-  }
-
-  // Sends the commands together, then reads their replies in order (one round trip).
+  // Sends the commands together, then reads their replies in order (one round trip). A Redis
+  // error reply fails the whole unless `errorRepliesFail` is false.
   llvm::Expected<std::vector<Reply>> commands(const std::vector<std::vector<std::string>>& list,
-                                              bool connecting = true) {
+                                              bool connecting = true,
+                                              bool errorRepliesFail = true) {
     if (connecting && !Context)
       if (llvm::Error error = connect())
         return error;
@@ -220,7 +208,7 @@ private:
         return disconnect(arguments.front() + " failed: " + failureReason());
       Reply reply(static_cast<redisReply*>(raw));
       // The replies still to come would answer the next command: the connection is dropped.
-      if (reply->type == REDIS_REPLY_ERROR)
+      if (errorRepliesFail && reply->type == REDIS_REPLY_ERROR)
         return disconnect(arguments.front() + " failed: " + std::string(reply->str, reply->len));
       replies.push_back(std::move(reply));
     }
