@@ -1,9 +1,10 @@
-// The bad-input corpus: cases.jsonl lists every case, one JSON object per line, and each becomes a
+// The bad-input corpus: the files of cases/ (*.jsonl, one per area) list every case, one JSON
+// object per line, and each becomes a
 // Catch2 test of its own (so CTest runs, times and reports each). A case prepares a folder of its
 // own (files, a fake toolkit or host compiler, setup commands, tampering), runs tlc one or more
 // times (at once, under a signal, with stdout on a full device), and asserts each run's exit code
 // and messages, then that nothing was left: no staging or work folder, no temporary file, no
-// tool still running, nothing a hostile name could have run (PWNED*). The top of cases.jsonl
+// tool still running, nothing a hostile name could have run (PWNED*). The top of cases/core.jsonl
 // documents the fields.
 #include "support/Error.h"
 #include "support/Process.h"
@@ -16,6 +17,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -252,12 +254,13 @@ int signalNamed(const std::string& name) {
 
 class CorpusCase {
 public:
-  CorpusCase(Json spec, int line) : Spec(std::move(spec)), Line(line) {}
+  CorpusCase(Json spec, std::string file, int line)
+      : Spec(std::move(spec)), File(std::move(file)), Line(line) {}
 
   std::string name() const { return Spec["name"].get<std::string>(); }
 
   void run() const {
-    INFO("cases.jsonl:" << Line << " " << name());
+    INFO(File << ":" << Line << " " << name());
     Dir = caseDir(name());
     Logs =
         std::string(TLC_TEST_SCRATCH_DIR) + "/bad-input-logs/" + llvm::sys::path::filename(Dir).str();
@@ -572,6 +575,7 @@ private:
   }
 
   Json Spec;
+  std::string File;
   int Line;
   mutable std::string Dir, Logs;
 };
@@ -594,31 +598,47 @@ struct Registry {
 
 Registry read();
 
-// cases.jsonl, read once: blank lines and lines starting with '#' are comments.
+// Every cases/*.jsonl, read once, in name order: blank lines and lines starting with '#' are
+// comments. A name must be new across all files.
 Registry& readCases() {
   static Registry registry = read();
   return registry;
 }
 
+// The corpus files, sorted so that the tests are discovered in the same order everywhere.
+std::vector<std::string> caseFiles() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(TLC_BAD_INPUT_CASES, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".jsonl")
+      files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 Registry read() {
   Registry registry;
-  std::ifstream in(TLC_BAD_INPUT_CASES);
-  std::string line;
-  int number = 0;
   std::set<std::string> seen;
-  while (std::getline(in, line)) {
-    ++number;
-    llvm::StringRef text = llvm::StringRef(line).trim();
-    if (text.empty() || text.starts_with("#"))
-      continue;
-    Json spec = Json::parse(text.str(), nullptr, false);
-    if (!spec.is_object() || !spec.contains("name") || !spec["name"].is_string() ||
-        !seen.insert(spec["name"].get<std::string>()).second) {
-      registry.problems.push_back("cases.jsonl:" + std::to_string(number) +
-                                  ": not a case object with a new name");
-      continue;
+  for (const std::string& path : caseFiles()) {
+    std::string file = "cases/" + llvm::sys::path::filename(path).str();
+    std::ifstream in(path);
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      llvm::StringRef text = llvm::StringRef(line).trim();
+      if (text.empty() || text.starts_with("#"))
+        continue;
+      Json spec = Json::parse(text.str(), nullptr, false);
+      if (!spec.is_object() || !spec.contains("name") || !spec["name"].is_string() ||
+          !seen.insert(spec["name"].get<std::string>()).second) {
+        registry.problems.push_back(file + ":" + std::to_string(number) +
+                                    ": not a case object with a new name");
+        continue;
+      }
+      registry.cases.push_back(std::make_unique<CorpusCase>(std::move(spec), file, number));
     }
-    registry.cases.push_back(std::make_unique<CorpusCase>(std::move(spec), number));
   }
   if (registry.cases.empty())
     registry.problems.push_back(std::string("no cases in ") + TLC_BAD_INPUT_CASES);
@@ -638,7 +658,7 @@ const bool Registered = [] {
 
 } // namespace
 
-TEST_CASE("cases.jsonl is well formed and holds at least 100 cases", "[bad-input]") {
+TEST_CASE("the bad-input corpus is well formed and holds at least 100 cases", "[bad-input]") {
   Registry& registry = readCases();
   INFO(llvm::join(registry.problems, "\n"));
   CHECK(Registered);
