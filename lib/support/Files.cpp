@@ -5,6 +5,7 @@
 #include "support/Interrupts.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -183,11 +184,49 @@ llvm::Error checkInputFiles(const std::vector<std::string>& inputs) {
   return llvm::Error::success();
 }
 
-llvm::Expected<std::string> readFile(const std::string& path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+// What a file that is not a regular one is, for the message refusing it.
+static std::string kindOf(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readFileBuffer(const std::string& path,
+                                                                   uint64_t limit) {
+  // O_NONBLOCK: opening a FIFO without a writer would wait for one; the file is looked at first.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return inputError("cannot read '" + path + "': " + std::strerror(errno));
+  llvm::scope_exit closeFd([&] { ::close(fd); });
+  struct stat info;
+  if (::fstat(fd, &info) != 0)
+    return inputError("cannot read '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    return inputError("cannot read '" + path + "': " + kindOf(info.st_mode) +
+                      ", not a regular file");
+  uint64_t size = static_cast<uint64_t>(info.st_size);
+  if (size > limit)
+    return inputError("cannot read '" + path + "': " + std::to_string(size) +
+                      " bytes, more than the " + std::to_string(limit) + " tlc reads");
+  // The size just checked is what is read: a file that grows meanwhile is read as it was.
+  auto buffer = llvm::MemoryBuffer::getOpenFileSlice(fd, path, size, 0, /*IsVolatile=*/false);
   if (!buffer)
     return inputError("cannot read '" + path + "': " + buffer.getError().message());
+  return std::move(*buffer);
+}
+
+llvm::Expected<std::string> readFile(const std::string& path, uint64_t limit) {
+  auto buffer = readFileBuffer(path, limit);
+  if (!buffer)
+    return buffer.takeError();
   return (*buffer)->getBuffer().str();
 }
 

@@ -7,7 +7,9 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +29,14 @@ llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef conten
 // Copies `from` to `to` the same way (a temporary and a rename).
 llvm::Error copyFile(const std::string& from, const std::string& to, unsigned mode = 0666);
 
-llvm::Expected<std::string> readFile(const std::string& path);
+// The one way tlc reads a file it was given, found or made itself (compile databases, templates,
+// manifests, cache entries, old depfiles, images): opened without blocking, so a FIFO or a
+// device named in its place never stalls tlc; refused unless it is a regular file; at most
+// `limit` bytes. Each refusal is an InputError naming the file and saying why.
+constexpr uint64_t kDefaultReadLimit = uint64_t(2) << 30; // 2 GiB: larger than any real output
+llvm::Expected<std::string> readFile(const std::string& path, uint64_t limit = kDefaultReadLimit);
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readFileBuffer(const std::string& path, uint64_t limit = kDefaultReadLimit);
 
 // An absolute path without "." or ".." (resolved through the file system where ".." follows a
 // symbolic link), as depfiles need them.
