@@ -104,6 +104,7 @@ struct BuildTools {
 // What the tools get (ToolPaths.h): names in the work folder for every path, checked flags.
 struct ToolView {
   ToolPaths names;
+  std::vector<SourceIdentity> identities; // per input: what nvcc is told of it
   DeviceBuildOptions device;
   HostBuildOptions host;
   std::optional<PythonBuildOptions> python; // with --python
@@ -121,14 +122,31 @@ public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
           BuildCache* cache, RemoteCache* remote, PathRelocation relocation, ToolView view)
       : Options(options), Name(Options.name), Tools(std::move(tools)), Work(std::move(staging)),
-        Names(std::move(view.names)), Paths(options.sources.inputs, Work->workDir()),
+        Names(std::move(view.names)), Identities(std::move(view.identities)),
+        Paths(options.sources.inputs, Work->workDir()),
         Slots(effectiveJobs(options.sources.frontend.jobs), processJobserver()), Cache(cache),
         Remote(remote), Relocation(std::move(relocation)), DeviceOptions(std::move(view.device)),
         Device(planDeviceBuild(DeviceOptions, Tools.toolkit)),
         Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)),
         Python(view.python ? std::optional<PythonPlan>(planPythonBuild(*view.python))
                            : std::nullopt) {
-    Paths.setBase(Relocation.base());
+    // The tools and tlc's own files are named by what they are, not where they are installed.
+    Paths.addPlaceholder(Tools.toolkit.root, "<cuda>");
+    // tlc's own folders only (a checkout's build folder is tlc's prefix there, and may hold
+    // the user's files): its headers and its libraries.
+    std::string prefix = llvm::sys::path::parent_path(options.sources.frontend.tlcIncludeDir).str();
+    for (const std::string& file : {options.runtimeLibrary, options.pythonLibrary})
+      if (!file.empty() && !prefix.empty()) {
+        std::string folder = llvm::sys::path::parent_path(absolutePath(file)).str();
+        Paths.addPlaceholder(folder, "<tlc>/" + relativePath(absolutePath(prefix), folder));
+      }
+    if (!prefix.empty())
+      Paths.addPlaceholder(options.sources.frontend.tlcIncludeDir, "<tlc>/include");
+    if (!Tools.compiler.path.empty())
+      Paths.addPlaceholder(Tools.compiler.path,
+                           llvm::sys::path::filename(Tools.compiler.name).str());
+    if (options.python)
+      Paths.addPlaceholder(pythonIncludeDir(), "<python-include>");
     Runner.verbose = options.sources.verbose;
     Runner.timeoutSeconds = options.toolTimeout;
     if (options.sources.verbose)
@@ -392,6 +410,10 @@ private:
         return digest.takeError();
       key.add("input-content " + Paths.input(input), *digest);
     }
+    // How nvcc names each input decides __FILE__, debug info and internal-linkage symbols.
+    for (size_t i = 0; i < Identities.size(); ++i)
+      key.add("input-identity " + std::to_string(i),
+              Identities[i].lineName + "\n" + Identities[i].hashedPath);
     for (const std::string& file : Tools.templates.files())
       if (llvm::Error error =
               key.addFile("template " + llvm::sys::path::filename(file).str(), file))
@@ -725,7 +747,8 @@ private:
   const std::string& Name;
   BuildTools Tools;
   std::unique_ptr<Staging> Work;
-  ToolPaths Names; // what the tools are given
+  ToolPaths Names;                        // what the tools are given
+  std::vector<SourceIdentity> Identities; // per input: the names nvcc is told, in the outputs
   DisplayPaths Paths;
   JobSlots Slots;
   BuildCache* Cache;
@@ -845,7 +868,8 @@ llvm::Expected<std::unique_ptr<RemoteCache>> remoteCacheFor(const BuildOptions& 
 
 // The options the tools get: the inputs copied into the work folder and every other path a
 // link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
-llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools) {
+llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools,
+                                      const PathRelocation& relocation) {
   const FrontendOptions& frontend = options.sources.frontend;
   ToolView view;
   ToolPaths& names = view.names;
@@ -855,8 +879,14 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   device.standard = frontend.standard;
   device.launcher = options.launcher;
   device.relocatable = frontend.relocatable;
+  bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
   for (size_t i = 0; i < options.sources.inputs.size(); ++i) {
-    device.inputs.push_back(names.input(i, options.sources.inputs[i]));
+    const std::string& input = options.sources.inputs[i];
+    SourceIdentity identity =
+        sourceIdentity(input, relocation.path(absolutePath(input)), debugInfo);
+    device.inputs.push_back(names.input(i, input, identity));
+    device.hashedPaths.push_back(identity.hashedPath);
+    view.identities.push_back(identity);
     device.inputDirs.push_back(names.inputFolder(i));
     device.inputNames.push_back(llvm::sys::path::filename(options.sources.inputs[i]).str());
   }
@@ -937,7 +967,13 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
   auto tools = findTools(*options, std::move(*toolkit));
   if (!tools)
     return tools.takeError();
-  auto view = prepareTools(*options, *tools);
+  // A base folder that is none is an error before anything is made. It decides how manifests
+  // name files under it, with the cache or without, and how nvcc is told the inputs' names.
+  auto relocation = PathRelocation::fromSettings(options->baseDir ? &*options->baseDir : nullptr);
+  if (!relocation)
+    return relocation.takeError();
+  relocation->setToolkit(tools->toolkit.root);
+  auto view = prepareTools(*options, *tools, *relocation);
   if (!view)
     return view.takeError();
   auto cacheEnabled = cacheEnabledByEnvironment();
@@ -951,12 +987,6 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
       return configured.takeError();
     remote = std::move(*configured);
   }
-  // And so is a base folder that is none. It decides how manifests name files under it, with
-  // the cache or without.
-  auto relocation = PathRelocation::fromSettings(options->baseDir ? &*options->baseDir : nullptr);
-  if (!relocation)
-    return relocation.takeError();
-  relocation->setToolkit(tools->toolkit.root);
 
   // From here on tlc makes files, which an interrupt removes.
   auto staging = Staging::create(options->outputDir);

@@ -39,7 +39,8 @@ llvm::Error writeDepfile(const std::string& path, const std::string& target,
   std::set<std::string> unique;
   for (const std::string& dependency : dependencies)
     unique.insert(absolutePath(dependency));
-  auto targetText = depfilePath(absolutePath(target));
+  // The target as the build system wrote it: Make matches it to its rule's target by name.
+  auto targetText = depfilePath(target);
   if (!targetText)
     return targetText.takeError();
   std::string text = *targetText + ":";

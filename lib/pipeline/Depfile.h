@@ -14,8 +14,9 @@ namespace tlc {
 // cannot spell (line breaks and other control characters, a trailing backslash or colon).
 llvm::Expected<std::string> depfilePath(const std::string& path);
 
-// Paths are written absolute, de-duplicated and sorted, escaped as depfilePath does. The file
-// is replaced only when its contents change.
+// `target` is written as given (Make finds a rule's depfile entries by the target's name as the
+// Makefile spells it); the dependencies absolute, de-duplicated and sorted, escaped as
+// depfilePath does. The file is replaced only when its contents change.
 llvm::Error writeDepfile(const std::string& path, const std::string& target,
                          const std::vector<std::string>& dependencies);
 

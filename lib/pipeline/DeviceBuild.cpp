@@ -54,6 +54,13 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
   return flags;
 }
 
+bool wantsDeviceDebugInfo(const std::vector<std::string>& nvccFlags) {
+  return std::any_of(nvccFlags.begin(), nvccFlags.end(), [](llvm::StringRef flag) {
+    return flag == "-lineinfo" || flag == "--generate-line-info" || flag == "-G" ||
+           flag == "--device-debug";
+  });
+}
+
 bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,
                      bool compilerLauncher) {
   return inputs > 1 || wantsRelocatable(nvccFlags) || compilerLauncher;
@@ -173,6 +180,14 @@ private:
     step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
     if (auto it = Options.inputFlags.find(input); it != Options.inputFlags.end())
       step.argv.insert(step.argv.end(), it->second.begin(), it->second.end());
+    // The path nvcc would hash had it compiled the original, not the copy: cicc names the
+    // input's internal-linkage symbols from it, and so does cudafe++ for `-c` (its module ID).
+    // Given after nvcc's own, which they replace; one argument each, as compiler caches must
+    // not take the path for a second input.
+    if (index < Options.hashedPaths.size() && !Options.hashedPaths[index].empty())
+      for (const char* tool : {"-Xcicc=", "-Xcudafe="})
+        step.argv.push_back(tool + std::string("--orig_src_path_name,") +
+                            Options.hashedPaths[index]);
     // No -MD: nvcc would preprocess the input once more, as host code, for headers the image
     // does not depend on; the parse lists the headers of the device side (Build.cpp).
     step.argv.insert(step.argv.end(), {input, "-o", output});

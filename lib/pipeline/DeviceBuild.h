@@ -35,8 +35,11 @@ struct DeviceBuildOptions {
   std::vector<std::string> inputs;     // "in0/a.cu"
   std::vector<std::string> inputDirs;  // per input, its original folder ("src0"), searched first
   std::vector<std::string> inputNames; // per input, its file name as the user's (progress lines)
-  std::vector<GpuTarget> targets;      // resolved (resolveTargets), never empty
-  bool relocatable = false;            // forced (a device-side launch); else decided from the above
+  // Per input, the path nvcc hashes into its internal-linkage symbols (SourceIdentity in
+  // ToolPaths.h): the original's, not the copy's. Empty: nvcc's own choice.
+  std::vector<std::string> hashedPaths;
+  std::vector<GpuTarget> targets; // resolved (resolveTargets), never empty
+  bool relocatable = false;       // forced (a device-side launch); else decided from the above
   std::vector<std::string> includeDirs;
   std::vector<std::string> defines; // "-DNAME=VALUE" and "-UNAME" flags, as they reach nvcc
   std::string standard = "c++17";
@@ -83,6 +86,10 @@ struct DevicePlan {
 // or a compiler launcher (which caches only `nvcc -c`).
 bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,
                      bool compilerLauncher);
+
+// Whether these nvcc flags ask for device debug info (-lineinfo, -G): the image then names the
+// sources' files.
+bool wantsDeviceDebugInfo(const std::vector<std::string>& nvccFlags);
 
 // Writes one input's relocatable PTX out of its object (PtxExtraction).
 llvm::Error extractPtx(const PtxExtraction& extraction);

@@ -33,6 +33,17 @@ DisplayPaths::DisplayPaths(const std::vector<std::string>& inputs, std::string w
       ++common;
     Root = Root.substr(0, Root.rfind('/', common ? common - 1 : 0) + 1);
   }
+  llvm::SmallString<256> real;
+  RealRoot = llvm::sys::fs::real_path(Root, real) ? llvm::StringRef(Root).rtrim('/').str()
+                                                  : real.str().str();
+}
+
+void DisplayPaths::addPlaceholder(const std::string& folder, const std::string& shown) {
+  if (folder.empty())
+    return;
+  Placeholders.push_back({absoluteFolder(folder), shown});
+  std::stable_sort(Placeholders.begin(), Placeholders.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
 }
 
 std::string DisplayPaths::operator()(const std::string& path) const {
@@ -55,12 +66,12 @@ std::string DisplayPaths::operator()(const std::string& path) const {
     std::string replacement = base == &Work ? "<work>/" : "";
     return path.substr(0, at) + replacement + (*this)(path.substr(at + base->size()));
   }
-  // A path under the base folder, alone or after -I or `=`.
-  if (size_t at = path.find('/'); !Base.empty() && at != std::string::npos) {
+  // Any other absolute path, alone or after -I or `=`.
+  if (size_t at = path.find('/'); at != std::string::npos) {
     llvm::StringRef before = llvm::StringRef(path).take_front(at);
-    if (before.empty() || before == "-I" || before.ends_with("="))
-      if (std::string based = underBase(path.substr(at)); !based.empty())
-        return before.str() + based;
+    if (before.empty() || before == "-I" || before == "-L" || before.ends_with("=") ||
+        before.ends_with(","))
+      return before.str() + outsideInputs(path.substr(at));
   }
   return path;
 }
@@ -70,24 +81,19 @@ std::string DisplayPaths::input(const std::string& path) const {
   llvm::StringRef relative(absolute);
   if (relative.consume_front(Root))
     return relative.str();
-  std::string based = underBase(absolute);
-  return based.empty() ? absolute : based;
+  return outsideInputs(absolute);
 }
 
-void DisplayPaths::setBase(const std::string& base) {
-  Base = base;
+std::string DisplayPaths::outsideInputs(const std::string& absolute) const {
+  std::string plain = absoluteFolder(absolute);
+  for (const auto& [folder, shown] : Placeholders)
+    if (isInsideFolder(plain, folder))
+      return shown + plain.substr(folder.size());
+  if (RealRoot.empty())
+    return absolute;
   llvm::SmallString<256> real;
-  RealRoot = llvm::sys::fs::real_path(Root, real) ? llvm::StringRef(Root).rtrim('/').str()
-                                                  : real.str().str();
-}
-
-std::string DisplayPaths::underBase(const std::string& absolute) const {
-  if (Base.empty() || RealRoot.empty())
-    return "";
-  llvm::SmallString<256> real;
-  std::string where =
-      llvm::sys::fs::real_path(absolute, real) ? absoluteFolder(absolute) : real.str().str();
-  return isInsideFolder(where, Base) ? relativePath(RealRoot, where) : "";
+  std::string where = llvm::sys::fs::real_path(plain, real) ? plain : real.str().str();
+  return relativePath(RealRoot, where);
 }
 
 void DisplayPaths::relativize(Module& module) const {

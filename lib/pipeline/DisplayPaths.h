@@ -1,6 +1,8 @@
 // How build outputs name files: inputs relative to their common folder, temporaries as
-// "<work>/...". Nothing a build writes then depends on where the checkout or build folder is,
-// which keeps manifests and generated files byte-identical across folders.
+// "<work>/...", the toolkit's and tlc's own files by placeholders ("<cuda>/bin/nvcc"), and every
+// other path relative to the inputs' folder ("../include/k.cuh"). Nothing a build writes then
+// depends on where the checkout, the build folder or the tools are, which keeps manifests and
+// generated files byte-identical across folders, checkouts and machines.
 #pragma once
 
 #include "model/Model.h"
@@ -21,20 +23,20 @@ public:
   std::string commandLine(const std::vector<std::string>& argv) const;
   // Every source location and input name in `module`, as outputs name them.
   void relativize(Module& module) const;
-  // With a base folder (--base-dir, a real path), paths under it outside the inputs' folder are
-  // named relative to that folder too: "../include/k.cuh" is the same in every checkout, as the
-  // cache key that finds the outputs is.
-  void setBase(const std::string& base);
+  // Files in `folder` (absolute) are shown as `shown` followed by their place in it: the
+  // toolkit as "<cuda>", tlc's installation as "<tlc>", or one file by its name ("c++").
+  void addPlaceholder(const std::string& folder, const std::string& shown);
 
 private:
   std::vector<std::string> Inputs; // as typed
   std::string Root;                // absolute common folder of the inputs, with a trailing '/'
   std::string Work;                // absolute staging folder, with a trailing '/'
-  std::string Base;                // real base folder, "" when none
   std::string RealRoot;            // the real path of Root, without a trailing '/'
+  std::vector<std::pair<std::string, std::string>> Placeholders; // folder, shown; longest first
 
-  // A path under Base relative to the inputs' folder; "" when it is not under Base.
-  std::string underBase(const std::string& absolute) const;
+  // An absolute path outside the inputs' folder: by its placeholder, else relative to the
+  // inputs' folder (through their real paths, as the file system resolves "..").
+  std::string outsideInputs(const std::string& absolute) const;
 };
 
 } // namespace tlc

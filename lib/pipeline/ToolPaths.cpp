@@ -3,6 +3,7 @@
 
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/Hashing.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -34,6 +35,40 @@ std::string safeFileName(llvm::StringRef name) {
   return safe + extension.str();
 }
 
+// A name a `#line` directive can hold as it is: no quote, backslash or control character.
+static bool fitsLineMarker(llvm::StringRef name) {
+  return !name.empty() && llvm::none_of(name, [](char c) {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+// `path` as one item of an nvcc option list: shell-safe, without the list's ',' (unsafe
+// characters become '_'), and still telling paths apart: a short hash of the original follows
+// a path that had to change.
+static std::string listItemSpelling(const std::string& path) {
+  if (isShellSafe(path) && !llvm::StringRef(path).contains(','))
+    return path;
+  std::string safe;
+  for (char c : path)
+    safe += llvm::isAlnum(c) || llvm::StringRef("_-./=:+@%").contains(c) ? c : '_';
+  return safe + "-" + sha256Hex(path).substr(0, 12);
+}
+
+SourceIdentity sourceIdentity(const std::string& typed, const std::string& relocated,
+                              bool debugInfo) {
+  std::string absolute = absolutePath(typed);
+  // nvcc hashes the absolute path of what it compiles; under a base folder, the relocated one.
+  std::string hashed = llvm::sys::path::is_absolute(relocated) ? absolute : relocated;
+  SourceIdentity identity;
+  identity.hashedPath = listItemSpelling(hashed);
+  // nvcc names a file as it was given; the cache's relocated spelling under a base folder.
+  std::string lineName = debugInfo                                 ? absolute
+                         : llvm::sys::path::is_absolute(relocated) ? typed
+                                                                   : relocated;
+  identity.lineName = fitsLineMarker(lineName) ? lineName : identity.hashedPath;
+  return identity;
+}
+
 static std::string absoluteOf(const std::string& path) {
   llvm::SmallString<256> absolute(path);
   llvm::sys::fs::make_absolute(absolute);
@@ -42,16 +77,32 @@ static std::string absoluteOf(const std::string& path) {
 
 std::string ToolPaths::addLink(std::string name, const std::string& target,
                                const std::string& shown, bool copy) {
-  Links.push_back({name, target, shown, copy});
+  Links.push_back({name, target, shown, copy, ""});
   return name;
 }
 
-std::string ToolPaths::input(size_t index, const std::string& path) {
+std::string ToolPaths::input(size_t index, const std::string& path,
+                             const SourceIdentity& identity) {
   std::string absolute = absoluteOf(path);
   std::string folder = llvm::sys::path::parent_path(absolute).str();
   addLink(inputFolder(index), folder, llvm::sys::path::parent_path(path).str(), false);
-  return addLink("in" + std::to_string(index) + "/" + safeFileName(llvm::sys::path::filename(path)),
-                 absolute, path, true);
+  std::string name =
+      addLink("in" + std::to_string(index) + "/" + safeFileName(llvm::sys::path::filename(path)),
+              absolute, path, true);
+  Links.back().lineName = identity.lineName;
+  return name;
+}
+
+// The copy of an input: a line marker naming the original, then its text. A UTF-8 byte order
+// mark is dropped: it is allowed only at the very start of a file, where the marker now is.
+static llvm::Error copyInput(const std::string& from, const std::string& to,
+                             const std::string& lineName) {
+  auto text = readFile(from);
+  if (!text)
+    return text.takeError();
+  llvm::StringRef body = *text;
+  body.consume_front("\xEF\xBB\xBF");
+  return writeFile(to, "#line 1 \"" + lineName + "\"\n" + body.str());
 }
 
 std::string ToolPaths::inputFolder(size_t index) const {
@@ -224,7 +275,7 @@ llvm::Error ToolPaths::materialize() const {
     if (auto ec = llvm::sys::fs::create_directories(parent))
       return fail(parent, ec.message());
     if (link.copy) {
-      if (llvm::Error error = copyFile(link.target, path))
+      if (llvm::Error error = copyInput(link.target, path, link.lineName))
         return error;
       continue;
     }

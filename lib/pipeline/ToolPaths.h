@@ -30,6 +30,28 @@ bool isShellSafe(llvm::StringRef text);
 // A file name made safe: unsafe characters become '_' (the extension is kept when it is safe).
 std::string safeFileName(llvm::StringRef name);
 
+// What nvcc is told about an input it compiles from tlc's copy, so that the copy compiles to the
+// bytes the original would, wherever the work folder is:
+//  - `lineName` starts the copy as `#line 1 "<lineName>"`: the name nvcc's diagnostics, __FILE__
+//    (assert's messages in the image) and the line table of -lineinfo/-G give the file;
+//  - `hashedPath` is the path nvcc hashes into the names of the input's internal-linkage symbols
+//    (`_GLOBAL__N__<hash>_...`, `__nv_static_<n>__<hash>_...`): nvcc takes the compiled file's
+//    absolute path, which for a copy in a randomly named folder would change every build, so
+//    tlc names it (`-Xcicc --orig_src_path_name`, DeviceBuild.cpp). Always shell-safe.
+struct SourceIdentity {
+  std::string lineName;
+  std::string hashedPath; // shell-safe, without ',' (nvcc option lists split there)
+};
+
+// The identity of the input typed as `typed`: what nvcc, given that path in the user's working
+// folder, would use. `relocated` is how the cache spells its absolute path (relative under a
+// --base-dir, Relocation.h), which then stands for the path, so that checkouts under the base
+// folder build the same bytes. With device debug info (-lineinfo, -G) the line name is the
+// absolute path, which profilers and debuggers open (cicc would prefix a relative one with the
+// work folder); the image then names where the sources are, as nvcc's does.
+SourceIdentity sourceIdentity(const std::string& typed, const std::string& relocated,
+                              bool debugInfo);
+
 class ToolPaths {
 public:
   // Names are chosen before the work folder exists (setWorkDir), so that flags are checked
@@ -38,9 +60,10 @@ public:
   void setWorkDir(std::string workDir) { Work = std::move(workDir); }
   const std::string& workDir() const { return Work; }
 
-  // The name a tool uses for input `index` ("in0/vadd.cu"): a copy of `path`, made by
-  // materialize(); inputFolder(index) ("src0") links to the folder holding the original.
-  std::string input(size_t index, const std::string& path);
+  // The name a tool uses for input `index` ("in0/vadd.cu"): a copy of `path` that starts with a
+  // line marker naming `identity.lineName`, made by materialize(); inputFolder(index) ("src0")
+  // links to the folder holding the original.
+  std::string input(size_t index, const std::string& path, const SourceIdentity& identity);
   std::string inputFolder(size_t index) const;
   // A link to a folder or file outside the work folder ("inc0", or `name` when given).
   std::string folder(const std::string& path);
@@ -75,10 +98,11 @@ public:
 
 private:
   struct Link {
-    std::string name;   // in the work folder
-    std::string target; // absolute, outside it (or the original input, for copies)
-    std::string shown;  // as the user spelled it, for messages
-    bool copy = false;  // an input: copied, not linked
+    std::string name;     // in the work folder
+    std::string target;   // absolute, outside it (or the original input, for copies)
+    std::string shown;    // as the user spelled it, for messages
+    bool copy = false;    // an input: copied, not linked
+    std::string lineName; // a copy: the name its line marker gives it
   };
   std::string addLink(std::string name, const std::string& target, const std::string& shown,
                       bool copy);

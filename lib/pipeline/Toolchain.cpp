@@ -141,7 +141,7 @@ llvm::Expected<HostCompiler> findHostCompiler() {
   if (!path)
     return toolchainError("host C++ compiler '" + name + "' not found (set CXX or install g++): " +
                           summarize(path.takeError()).message);
-  return HostCompiler{*path};
+  return HostCompiler{*path, name};
 }
 
 std::string hostCompilerIncludeDir() {

@@ -35,6 +35,7 @@ std::string clangResourceDir();
 // The host C++ compiler used for launcher libraries: $CXX, else `c++`.
 struct HostCompiler {
   std::string path;
+  std::string name; // as configured: $CXX, else "c++"
 };
 llvm::Expected<HostCompiler> findHostCompiler();
 // The first line of its `--version`, for manifests.

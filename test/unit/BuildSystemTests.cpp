@@ -4,6 +4,7 @@
 #include "TestSupport.h"
 
 #include "support/Files.h"
+#include "support/Process.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -80,6 +81,37 @@ TEST_CASE("the depfile lists every input, header and template the build read", "
   CHECK(llvm::StringRef(sources).starts_with(dir + "/sources/mf.h:"));
   CHECK_THAT(sources, Contains(" " + dir + "/common.cuh"));
   CHECK_THAT(sources, Contains("launcher.cpp.mustache"));
+}
+
+// docs/make.md's rule: a relative depfile target, a stamp Make can date, a header edit.
+TEST_CASE("a Makefile with tlc's depfile rebuilds after a header edit and only then",
+          "[buildsystem]") {
+  std::string dir = scratchDir("makefile");
+  copyMultiFile(dir);
+  REQUIRE(!writeFile(dir + "/Makefile",
+                     "TLC ?= tlc\n"
+                     "mf.stamp: filter.cu activate.cu\n"
+                     "\t$(TLC) build filter.cu activate.cu --name mf -o out --no-cache -q \\\n"
+                     "\t  --depfile mf.d --depfile-target mf.stamp\n"
+                     "\ttouch $@\n"
+                     "-include mf.d\n"));
+  RunOptions options;
+  options.workingDir = dir;
+  auto make = [&] {
+    auto run = runCommand({"make", "TLC=" + std::string(TLC_BINARY)}, options);
+    REQUIRE_EXPECTED(run);
+    INFO(run->output);
+    REQUIRE(run->exitCode == 0);
+    return run->output;
+  };
+  CHECK_THAT(make(), Contains("tlc build"));
+  // The target as the Makefile spells it, so that Make finds the header dependencies.
+  CHECK(llvm::StringRef(readText(dir + "/mf.d")).starts_with("mf.stamp:"));
+  CHECK_THAT(make(), !Contains("tlc build"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100)); // Make compares whole seconds
+  std::ofstream(dir + "/common.cuh", std::ios::app) << "// edited\n";
+  CHECK_THAT(make(), Contains("tlc build"));
+  CHECK_THAT(make(), !Contains("tlc build"));
 }
 
 TEST_CASE("a rebuild with nothing changed rewrites no output", "[buildsystem]") {

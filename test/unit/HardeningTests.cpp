@@ -120,7 +120,8 @@ TEST_CASE("paths in nvcc flags become links, unsafe flags are usage errors namin
 TEST_CASE("tool messages and dependency paths show the user's names again", "[hardening]") {
   ToolPaths paths;
   paths.setWorkDir("/w");
-  std::string input = paths.input(0, "/src/d$(x)/k'1.cu");
+  std::string input = paths.input(0, "/src/d$(x)/k'1.cu",
+                                  sourceIdentity("/src/d$(x)/k'1.cu", "/src/d$(x)/k'1.cu", false));
   CHECK(input == "in0/k_1.cu");
   CHECK(paths.inputFolder(0) == "src0");
   CHECK(paths.folder("/inc lude") == "inc0");
@@ -133,6 +134,35 @@ TEST_CASE("tool messages and dependency paths show the user's names again", "[ha
   CHECK(paths.outside("tlc-macros-0.h") == "/w/tlc-macros-0.h");
   CHECK(paths.argument("-Iinc0") == "-I/inc lude");
   CHECK(paths.argument("in0/k_1.cu") == "/src/d$(x)/k'1.cu");
+}
+
+TEST_CASE("nvcc is told an input's own names, and only shell-safe ones on its command line",
+          "[hardening]") {
+  // nvcc given the original path: the line marker is the path as typed, the hashed path the
+  // absolute one (what nvcc computes from the working folder).
+  SourceIdentity typed = sourceIdentity("k.cu", "/cwd/k.cu", false);
+  CHECK(typed.lineName == "k.cu");
+  CHECK(typed.hashedPath == absolutePath("k.cu"));
+  // Under a base folder the relocated spelling stands for the path, in both.
+  SourceIdentity based = sourceIdentity("/base/p/k.cu", "p/k.cu", false);
+  CHECK(based.lineName == "p/k.cu");
+  CHECK(based.hashedPath == "p/k.cu");
+  // Debug info names the absolute path, which debuggers and profilers open.
+  SourceIdentity debug = sourceIdentity("/base/p/k.cu", "p/k.cu", true);
+  CHECK(debug.lineName == "/base/p/k.cu");
+  CHECK(debug.hashedPath == "p/k.cu");
+  // A path the shell would interpret reaches nvcc's command line only made safe, and still
+  // distinct from the path that differs only there.
+  SourceIdentity hostile = sourceIdentity("/src/d$(x)/k'1.cu", "/src/d$(x)/k'1.cu", false);
+  CHECK(isShellSafe(hostile.hashedPath));
+  CHECK(sourceIdentity("/a,b/k.cu", "/a,b/k.cu", false).hashedPath.find(',') == std::string::npos);
+  CHECK_THAT(hostile.hashedPath, Catch::StartsWith("/src/d__x_/k_1.cu-"));
+  CHECK(hostile.hashedPath !=
+        sourceIdentity("/src/d_(x)/k'1.cu", "/src/d_(x)/k'1.cu", false).hashedPath);
+  CHECK(hostile.lineName == "/src/d$(x)/k'1.cu"); // file contents never reach a shell
+  // A line marker cannot hold a quote or a newline: the safe spelling stands in.
+  SourceIdentity quoted = sourceIdentity("/src/a\"b.cu", "/src/a\"b.cu", false);
+  CHECK(quoted.lineName == quoted.hashedPath);
 }
 
 TEST_CASE("depfiles spell ' ', '#', ':' and '$' and refuse what Make cannot spell", "[hardening]") {
