@@ -3,6 +3,7 @@
 
 #include "checks/SourceDiagnostics.h"
 #include "frontend/ParameterTypes.h"
+#include "support/Hashing.h"
 #include "support/Identifiers.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -72,6 +73,25 @@ static std::string inputPrefix(const Kernel& kernel, const std::vector<const Ker
   return otherInputs ? identifierFrom(llvm::sys::path::stem(input).str()) + "_" : "";
 }
 
+// The kernel's own name: `device_kernel` for `cutlass::device_kernel<Gemm<...>>`.
+static std::string unqualifiedName(const Kernel& kernel) {
+  llvm::StringRef name = kernel.name;
+  size_t colons = name.rfind("::");
+  return identifierFrom(colons == llvm::StringRef::npos ? name.str()
+                                                        : name.drop_front(colons + 2).str());
+}
+
+// A launcher name a person can type: one longer than kMaxLauncherName (a template instance of a
+// template library spells thousands of characters) becomes the kernel's own name (or its
+// TLC_NAME) and a short hash of the full one, which keeps it unique and the same in every build.
+// A TLC_NAME alone is the user's choice, whatever its length.
+static std::string typeable(const Kernel& kernel, const std::string& full) {
+  if (full.size() <= kMaxLauncherName || full == kernel.explicitName)
+    return full;
+  std::string base = kernel.explicitName.empty() ? unqualifiedName(kernel) : kernel.explicitName;
+  return base + "_" + sha256Hex(full).substr(0, 8);
+}
+
 bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagnostics) {
   std::map<std::string, std::vector<const Kernel*>> byBase;
   for (const Kernel& kernel : kernels)
@@ -85,6 +105,7 @@ bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagno
     for (Kernel* kernel : group) {
       bool overloaded = group.size() > 1 && kernel->explicitName.empty();
       kernel->launcher = overloaded ? base + "_" + overloadSuffix(*kernel) : base;
+      kernel->launcher = typeable(*kernel, kernel->launcher);
     }
   }
 

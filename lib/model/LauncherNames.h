@@ -1,8 +1,11 @@
 // Launcher names: deterministic, readable C identifiers for kernels. `saxpy` stays `saxpy`,
 // `nn::act::gelu` becomes `nn_act_gelu`, `copy_vec<float, 4>` becomes `copy_vec_float_4`.
 // Overloads sharing a name get a suffix from their parameter types; static kernels of several
-// inputs sharing a name get their input's stem as a prefix; TLC_NAME overrides. No launcher name
-// is reserved: tlc's own API is tlc_NAME_*, which no launcher (NAME_*) can spell.
+// inputs sharing a name get their input's stem as a prefix; TLC_NAME overrides. A name longer than
+// kMaxLauncherName (a template library's instance) becomes the kernel's own name and a short,
+// stable hash of the full name: `device_kernel_1a2b3c4d`; its C++ spelling stays in the header's
+// comment, the manifest and `tlc inspect`. No launcher name is reserved: tlc's own API is
+// tlc_NAME_*, which no launcher (NAME_*) can spell.
 #pragma once
 
 #include "model/Model.h"
@@ -13,6 +16,8 @@
 namespace tlc {
 
 class SourceDiagnostics;
+
+constexpr size_t kMaxLauncherName = 64;
 
 // The entry points a kernel gets in the generated API besides the launcher itself.
 std::vector<std::string> entryPointNames(const Kernel& kernel);

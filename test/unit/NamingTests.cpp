@@ -108,3 +108,30 @@ TEST_CASE("static kernels of several inputs sharing a name say which input they 
   CHECK(ok);
   CHECK(named == std::vector<std::string>{"a_k", "b_k", "solo"});
 }
+
+TEST_CASE("launcher names too long to type become the kernel's name and a stable hash",
+          "[naming]") {
+  bool ok = false;
+  std::string messages;
+  // A template library's instance: `device_kernel<Gemm<...>>` spells a C identifier of
+  // thousands of characters.
+  std::vector<std::string> args = {
+      "cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GemmShape<128, 128, 64>, "
+      "cutlass::epilogue::collective::DefaultEpilogue<float, cutlass::layout::RowMajor>>"};
+  Kernel longer = kernel("cutlass::device_kernel", {"Params"}, args);
+  Kernel other = kernel("cutlass::device_kernel", {"Params"}, {args[0] + " "});
+  other.templateArgs[0].value = args[0] + ", float";
+  Kernel exactly = kernel(std::string(kMaxLauncherName, 'k'), {"int"});
+  Kernel chosen = kernel("k2", {"int"}, {}, std::string(80, 'x'));
+  Kernel chosenTemplate = kernel("k3", {"int"}, args, "gemm");
+  auto names = launchers({longer, other, exactly, chosen, chosenTemplate}, ok, messages);
+  INFO(messages);
+  CHECK(ok);
+  CHECK_THAT(names[0], Catch::Matches("device_kernel_[0-9a-f]{8}"));
+  CHECK_THAT(names[1], Catch::Matches("device_kernel_[0-9a-f]{8}"));
+  CHECK(names[0] != names[1]);
+  CHECK(names[2] == std::string(kMaxLauncherName, 'k')); // at the limit: kept
+  CHECK(names[3] == std::string(80, 'x'));               // TLC_NAME: the user's choice
+  // The same kernel gets the same name in every build.
+  CHECK(launchers({longer}, ok, messages)[0] == names[0]);
+}
