@@ -7,7 +7,8 @@
 
 #include <dlpack/dlpack.h>
 
-#include <stdlib.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <string.h>
 
 /* DLPack 1.0's versioned tensor, which Debian 12's DLPack headers (0.6) predate; its layout is
@@ -27,7 +28,8 @@ typedef struct tlc_dlpack_versioned {
 
 #define TLC_DLPACK_READ_ONLY (1ull << 0)
 
-#define MAX_RANK 5 /* a tensor map's most dimensions */
+#define MAX_RANK 5          /* a tensor map's most dimensions */
+#define MAX_ITEMSIZE 0xFFFF /* bytes; more is no element type a kernel reads */
 
 /* What an array argument says about itself. The layout is read only for tensor maps. */
 typedef struct array_view {
@@ -40,6 +42,7 @@ typedef struct array_view {
   unsigned long long shape[MAX_RANK];
   long long strides[MAX_RANK]; /* bytes */
   unsigned itemsize;
+  const char* strides_field; /* where the strides came from, for messages */
 } array_view;
 
 static int unsupported(const tlc_py_where* where, PyObject* object, int ints) {
@@ -110,86 +113,191 @@ static int classify(tlc_py_state* state, PyObject* object) {
   return kind;
 }
 
-/* ---- reading each kind ------------------------------------------------------------------ */
+/* ---- fields, checked before use ------------------------------------------------------- */
 
-static int unsigned_of(const tlc_py_where* where, PyObject* number, unsigned long long* value) {
-  return tlc_py_unsigned(where, number, UINT64_MAX, value);
+/* An array's self-description is the producer's to get right, and anything may be in it: every
+   field is checked before it is used, and a message names the field as its protocol spells it
+   ("__cuda_array_interface__['shape'][1]", "DLPack shape", "data_ptr()"), after the launcher
+   and the argument. */
+static int field_error(PyObject* exception, const tlc_py_where* where, const char* field,
+                       Py_ssize_t index, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  PyObject* detail = PyUnicode_FromFormatV(format, args);
+  va_end(args);
+  if (!detail)
+    return -1;
+  if (index >= 0)
+    tlc_py_argument_error(exception, where, "has %s[%zd] %U", field, index, detail);
+  else
+    tlc_py_argument_error(exception, where, "has %s %U", field, detail);
+  Py_DECREF(detail);
+  return -1;
 }
 
-/* Row-major strides in bytes for `shape`. */
-static void compact_strides(array_view* view) {
-  long long stride = view->itemsize;
-  for (int i = view->ndim - 1; i >= 0; --i) {
-    view->strides[i] = stride;
-    stride *= (long long)view->shape[i];
+/* An integer field within [min, max]: an int or an object with __index__, not a bool (a
+   TypeError), in range (a ValueError saying what it must be). */
+static int integer_field(const tlc_py_where* where, const char* field, Py_ssize_t index,
+                         PyObject* value, long long min, unsigned long long max, const char* what,
+                         long long* as_signed, unsigned long long* as_unsigned) {
+  if (PyBool_Check(value) || !(PyLong_Check(value) || PyIndex_Check(value))) {
+    PyObject* type = tlc_py_type_name(value);
+    field_error(PyExc_TypeError, where, field, index, "of type %U; it must be an int (%s)", type,
+                what);
+    Py_DECREF(type);
+    return -1;
   }
-}
-
-static int read_layout_tuple(const tlc_py_where* where, PyObject* shape, PyObject* strides,
-                             long long stride_scale, array_view* view) {
-  if (!PyTuple_Check(shape) || (strides && !PyTuple_Check(strides)))
-    return tlc_py_argument_error(PyExc_TypeError, where,
-                                 "has a shape or strides that are not "
-                                 "tuples");
-  Py_ssize_t ndim = PyTuple_Size(shape);
-  if (ndim > MAX_RANK || (strides && PyTuple_Size(strides) != ndim))
-    return tlc_py_argument_error(PyExc_ValueError, where,
-                                 "has %zd dimensions; a tensor map takes at most %d", ndim,
-                                 MAX_RANK);
-  view->ndim = (int)ndim;
-  for (Py_ssize_t i = 0; i < ndim; ++i) {
-    if (unsigned_of(where, PyTuple_GetItem(shape, i), &view->shape[i]) < 0)
-      return -1;
-    if (!strides)
-      continue;
-    long long stride = PyLong_AsLongLong(PyTuple_GetItem(strides, i));
-    if (stride == -1 && PyErr_Occurred())
-      return -1;
-    view->strides[i] = stride * stride_scale;
+  PyObject* number = PyLong_Check(value) ? (Py_INCREF(value), value) : PyNumber_Index(value);
+  if (!number)
+    return -1;
+  int overflow = 0;
+  long long small = PyLong_AsLongLongAndOverflow(number, &overflow);
+  unsigned long long big = (unsigned long long)small;
+  int ok;
+  if (small == -1 && PyErr_Occurred()) {
+    ok = 0;
+  } else if (overflow > 0 && max > (unsigned long long)LLONG_MAX) {
+    big = PyLong_AsUnsignedLongLong(number);
+    ok = !(big == (unsigned long long)-1 && PyErr_Occurred()) && big <= max;
+  } else {
+    ok = !overflow && small >= min && (small < 0 || (unsigned long long)small <= max);
   }
-  if (!strides)
-    compact_strides(view);
+  if (!ok) {
+    PyErr_Clear();
+    field_error(PyExc_ValueError, where, field, index, "= %S, which is not %s", number, what);
+    Py_DECREF(number);
+    return -1;
+  }
+  Py_DECREF(number);
+  if (as_signed)
+    *as_signed = small;
+  if (as_unsigned)
+    *as_unsigned = big;
   return 0;
 }
 
-static int call_for_int(PyObject* object, PyObject* method, long long* value) {
+static const char kAddress[] = "an address (0 to 2**64 - 1)";
+static const char kSize[] = "a size (0 to 2**63 - 1)";
+static const char kStride[] = "a stride (-2**63 to 2**63 - 1)";
+
+static int address_field(const tlc_py_where* where, const char* field, PyObject* value,
+                         unsigned long long* address) {
+  return integer_field(where, field, -1, value, 0, UINT64_MAX, kAddress, NULL, address);
+}
+
+/* Row-major strides in bytes for the view's shape; a size beyond 2**63 bytes is refused. */
+static int compact_strides(const tlc_py_where* where, const char* shape_field, array_view* view) {
+  long long stride = view->itemsize;
+  for (int i = view->ndim - 1; i >= 0; --i) {
+    view->strides[i] = stride;
+    if (view->shape[i] > (unsigned long long)LLONG_MAX ||
+        __builtin_mul_overflow(stride, (long long)view->shape[i], &stride))
+      return field_error(PyExc_ValueError, where, shape_field, -1,
+                         "that makes the array larger than 2**63 bytes");
+  }
+  return 0;
+}
+
+/* A stride in bytes: `stride` elements (or bytes, `scale` 1) of the view's itemsize. */
+static int scaled_stride(const tlc_py_where* where, const char* field, Py_ssize_t index,
+                         long long stride, long long scale, long long* bytes) {
+  if (__builtin_mul_overflow(stride, scale, bytes))
+    return field_error(PyExc_ValueError, where, field, index,
+                       "= %lld elements of %lld bytes, beyond 2**63 bytes", stride, scale);
+  return 0;
+}
+
+/* shape and strides (NULL: compact) as tuples of ints, as torch and __cuda_array_interface__
+   give them; strides count `stride_scale` bytes each. */
+static int read_layout_tuple(const tlc_py_where* where, const char* shape_field,
+                             const char* strides_field, PyObject* shape, PyObject* strides,
+                             long long stride_scale, array_view* view) {
+  if (!PyTuple_Check(shape)) {
+    PyObject* type = tlc_py_type_name(shape);
+    field_error(PyExc_TypeError, where, shape_field, -1, "of type %U; it must be a tuple", type);
+    Py_DECREF(type);
+    return -1;
+  }
+  if (strides && !PyTuple_Check(strides)) {
+    PyObject* type = tlc_py_type_name(strides);
+    field_error(PyExc_TypeError, where, strides_field, -1, "of type %U; it must be a tuple or None",
+                type);
+    Py_DECREF(type);
+    return -1;
+  }
+  Py_ssize_t ndim = PyTuple_Size(shape);
+  if (ndim > MAX_RANK)
+    return tlc_py_argument_error(PyExc_ValueError, where,
+                                 "has %zd dimensions; a tensor map takes at most %d", ndim,
+                                 MAX_RANK);
+  if (strides && PyTuple_Size(strides) != ndim)
+    return field_error(PyExc_ValueError, where, strides_field, -1,
+                       "with %zd entries for %zd dimensions", PyTuple_Size(strides), ndim);
+  view->ndim = (int)ndim;
+  view->strides_field = strides_field;
+  for (Py_ssize_t i = 0; i < ndim; ++i)
+    if (integer_field(where, shape_field, i, PyTuple_GetItem(shape, i), 0, LLONG_MAX, kSize, NULL,
+                      &view->shape[i]) < 0)
+      return -1;
+  if (!strides)
+    return compact_strides(where, shape_field, view);
+  for (Py_ssize_t i = 0; i < ndim; ++i) {
+    long long stride = 0;
+    if (integer_field(where, strides_field, i, PyTuple_GetItem(strides, i), LLONG_MIN, LLONG_MAX,
+                      kStride, &stride, NULL) < 0 ||
+        scaled_stride(where, strides_field, i, stride, stride_scale, &view->strides[i]) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* ---- torch ------------------------------------------------------------------------------ */
+
+/* `method()`'s int result: the tensor's own methods, checked like any producer's fields. */
+static int call_for_int(const tlc_py_where* where, PyObject* object, PyObject* method,
+                        const char* field, long long min, unsigned long long max, const char* what,
+                        long long* as_signed, unsigned long long* as_unsigned) {
   PyObject* result = PyObject_CallMethodObjArgs(object, method, NULL);
   if (!result)
     return -1;
-  *value = PyLong_AsLongLong(result);
+  int status = integer_field(where, field, -1, result, min, max, what, as_signed, as_unsigned);
   Py_DECREF(result);
-  return *value == -1 && PyErr_Occurred() ? -1 : 0;
+  return status;
 }
 
 static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int layout,
                       array_view* view) {
   long long device = 0;
-  if (call_for_int(object, state->strings.get_device, &device) < 0)
+  if (call_for_int(where, object, state->strings.get_device, "get_device()", -1, INT_MAX,
+                   "a device (-1 for the CPU, or a CUDA ordinal)", &device, NULL) < 0)
     return -1;
   if (device < 0)
     return tlc_py_argument_error(PyExc_ValueError, where,
                                  "is a tensor outside CUDA memory (on the CPU or the meta "
                                  "device); pass a CUDA tensor");
   view->device = (int)device;
-  PyObject* pointer = PyObject_CallMethodObjArgs(object, state->strings.data_ptr, NULL);
-  if (!pointer)
+  if (call_for_int(where, object, state->strings.data_ptr, "data_ptr()", 0, UINT64_MAX, kAddress,
+                   NULL, &view->address) < 0)
     return -1;
-  int result = unsigned_of(where, pointer, &view->address);
-  Py_DECREF(pointer);
-  if (result < 0 || !layout)
-    return result;
+  if (!layout)
+    return 0;
   long long itemsize = 0;
-  if (call_for_int(object, state->strings.element_size, &itemsize) < 0)
+  if (call_for_int(where, object, state->strings.element_size, "element_size()", 1, MAX_ITEMSIZE,
+                   "an element size (1 to 65535 bytes)", &itemsize, NULL) < 0)
     return -1;
   view->itemsize = (unsigned)itemsize;
   PyObject* shape = PyObject_GetAttr(object, state->strings.shape);
   PyObject* strides =
       shape ? PyObject_CallMethodObjArgs(object, state->strings.stride, NULL) : NULL;
-  result = shape && strides ? read_layout_tuple(where, shape, strides, itemsize, view) : -1;
+  int result = shape && strides
+                   ? read_layout_tuple(where, "shape", "stride()", shape, strides, itemsize, view)
+                   : -1;
   Py_XDECREF(shape);
   Py_XDECREF(strides);
   return result;
 }
+
+/* ---- __cuda_array_interface__ ----------------------------------------------------------- */
 
 /* The device of an array that says so through __dlpack_device__; -1 if it does not. */
 static int dlpack_device_of(tlc_py_state* state, PyObject* object) {
@@ -200,12 +308,94 @@ static int dlpack_device_of(tlc_py_state* state, PyObject* object) {
   if (pair && PyTuple_Check(pair) && PyTuple_Size(pair) == 2) {
     long type = PyLong_AsLong(PyTuple_GetItem(pair, 0));
     long id = PyLong_AsLong(PyTuple_GetItem(pair, 1));
-    if ((type == kDLCUDA || type == kDLCUDAManaged) && id >= 0)
+    if ((type == kDLCUDA || type == kDLCUDAManaged) && id >= 0 && id <= INT_MAX)
       device = (int)id;
   }
   Py_XDECREF(pair);
   PyErr_Clear();
   return device;
+}
+
+#define CAI "__cuda_array_interface__"
+
+/* `key` of the interface dict: a borrowed reference, NULL when absent (no exception) or on
+   error (an exception). */
+static PyObject* interface_item(PyObject* interface, PyObject* key) {
+  return PyDict_GetItemWithError(interface, key);
+}
+
+/* data = (address, read_only). */
+static int interface_data(const tlc_py_where* where, PyObject* data, array_view* view) {
+  if (!data) {
+    if (!PyErr_Occurred())
+      tlc_py_argument_error(PyExc_TypeError, where,
+                            "has a " CAI " without 'data' (address, read_only)");
+    return -1;
+  }
+  if (!PyTuple_Check(data) || PyTuple_Size(data) != 2)
+    return field_error(PyExc_TypeError, where, CAI "['data']", -1,
+                       "= %R; it must be a tuple (address, read_only)", data);
+  if (address_field(where, CAI "['data'][0]", PyTuple_GetItem(data, 0), &view->address) < 0)
+    return -1;
+  PyObject* read_only = PyTuple_GetItem(data, 1);
+  if (!PyBool_Check(read_only))
+    return field_error(PyExc_TypeError, where, CAI "['data'][1]", -1,
+                       "= %R; it must be a bool (whether the array is read-only)", read_only);
+  view->read_only = read_only == Py_True;
+  return 0;
+}
+
+/* stream: None, or the stream the data is ready on. The interface allows 1 (the legacy default
+   stream), 2 (the per-thread default stream) and any cudaStream_t; it disallows 0, which is
+   read as C's NULL, the legacy default stream. */
+static int interface_stream(const tlc_py_where* where, PyObject* stream, array_view* view) {
+  if (!stream || stream == Py_None)
+    return PyErr_Occurred() ? -1 : 0;
+  unsigned long long handle = 0;
+  if (integer_field(where, CAI "['stream']", -1, stream, 0, UINT64_MAX,
+                    "a stream: None, 1 (the legacy default stream), 2 (the per-thread default "
+                    "stream) or a cudaStream_t's address",
+                    NULL, &handle) < 0)
+    return -1;
+  view->has_stream = 1;
+  view->stream = (CUstream)(uintptr_t)handle;
+  return 0;
+}
+
+/* typestr: byte order (<, >, |, =), kind and size in bytes, "<f4". */
+static int interface_typestr(const tlc_py_where* where, PyObject* typestr, char* order, char* kind,
+                             unsigned* size) {
+  if (!typestr) {
+    if (!PyErr_Occurred())
+      tlc_py_argument_error(PyExc_TypeError, where, "has a " CAI " without 'typestr'");
+    return -1;
+  }
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_Check(typestr) ? PyUnicode_AsUTF8AndSize(typestr, &length) : NULL;
+  if (!text) {
+    PyErr_Clear();
+    PyObject* type = tlc_py_type_name(typestr);
+    field_error(PyExc_TypeError, where, CAI "['typestr']", -1,
+                "of type %U; it must be a str such as '<f4'", type);
+    Py_DECREF(type);
+    return -1;
+  }
+  unsigned long bytes = 0;
+  int valid = length >= 3 && length <= 7 && text[0] && strchr("<>|=", text[0]) && text[1] &&
+              strchr("tbiufcmMOSUV", text[1]);
+  for (Py_ssize_t i = 2; valid && i < length; ++i) {
+    valid = text[i] >= '0' && text[i] <= '9';
+    bytes = bytes * 10 + (unsigned long)(text[i] - '0');
+  }
+  if (!valid || bytes == 0 || bytes > MAX_ITEMSIZE)
+    return field_error(PyExc_ValueError, where, CAI "['typestr']", -1,
+                       "= %R; it must be a byte order (<, >, |, =), a kind and a size from 1 to "
+                       "65535 bytes, such as '<f4'",
+                       typestr);
+  *order = text[0];
+  *kind = text[1];
+  *size = (unsigned)bytes;
+  return 0;
 }
 
 static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
@@ -214,60 +404,43 @@ static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObje
   if (!interface)
     return -1;
   int result = -1;
-  PyObject* data =
-      PyDict_Check(interface) ? PyDict_GetItemWithError(interface, state->strings.data) : NULL;
-  if (!data || !PyTuple_Check(data) || PyTuple_Size(data) != 2) {
-    if (!PyErr_Occurred())
-      tlc_py_argument_error(PyExc_TypeError, where,
-                            "has a __cuda_array_interface__ without data=(address, read_only)");
+  if (!PyDict_Check(interface)) {
+    PyObject* type = tlc_py_type_name(interface);
+    tlc_py_argument_error(PyExc_TypeError, where, "has a " CAI " of type %U; it must be a dict",
+                          type);
+    Py_DECREF(type);
     goto done;
   }
-  if (unsigned_of(where, PyTuple_GetItem(data, 0), &view->address) < 0)
+  if (interface_data(where, interface_item(interface, state->strings.data), view) < 0)
     goto done;
-  view->read_only = PyObject_IsTrue(PyTuple_GetItem(data, 1));
-  if (view->read_only < 0)
-    goto done;
-  PyObject* mask = PyDict_GetItemWithError(interface, state->strings.mask);
+  PyObject* mask = interface_item(interface, state->strings.mask);
   if (mask && mask != Py_None) {
     tlc_py_argument_error(PyExc_ValueError, where,
-                          "is a masked array (__cuda_array_interface__ has a mask), which a "
-                          "kernel cannot read as such");
+                          "is a masked array (" CAI " has a mask), which a kernel cannot read as "
+                          "such");
     goto done;
   }
-  if (first) { /* only the first array decides the stream and device */
-    PyObject* stream = PyDict_GetItemWithError(interface, state->strings.stream);
-    unsigned long long handle = 0;
-    if (stream && stream != Py_None) {
-      if (unsigned_of(where, stream, &handle) < 0)
-        goto done;
-      view->has_stream = 1;
-      view->stream = (CUstream)(uintptr_t)handle; /* 1 and 2 are CU_STREAM_LEGACY, _PER_THREAD */
-    }
+  if (PyErr_Occurred() ||
+      interface_stream(where, interface_item(interface, state->strings.stream), view) < 0)
+    goto done;
+  if (first) /* only the first array decides the device */
     view->device = dlpack_device_of(state, object);
-  }
-  if (PyErr_Occurred())
-    goto done;
   if (layout) {
-    PyObject* typestr = PyDict_GetItemWithError(interface, state->strings.typestr);
-    const char* text =
-        typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8AndSize(typestr, NULL) : NULL;
-    long itemsize = text && strlen(text) > 2 ? strtol(text + 2, NULL, 10) : 0;
-    if (itemsize <= 0) {
-      if (!PyErr_Occurred())
-        tlc_py_argument_error(PyExc_TypeError, where,
-                              "has a __cuda_array_interface__ without a typestr");
+    char order = 0, kind = 0;
+    if (interface_typestr(where, interface_item(interface, state->strings.typestr), &order, &kind,
+                          &view->itemsize) < 0)
       goto done;
-    }
-    view->itemsize = (unsigned)itemsize;
-    PyObject* shape = PyDict_GetItemWithError(interface, state->strings.shape);
-    PyObject* strides = PyDict_GetItemWithError(interface, state->strings.strides);
+    PyObject* shape = interface_item(interface, state->strings.shape);
     if (!shape) {
       if (!PyErr_Occurred())
-        tlc_py_argument_error(PyExc_TypeError, where,
-                              "has a __cuda_array_interface__ without a shape");
+        tlc_py_argument_error(PyExc_TypeError, where, "has a " CAI " without 'shape'");
       goto done;
     }
-    if (read_layout_tuple(where, shape, strides == Py_None ? NULL : strides, 1, view) < 0)
+    PyObject* strides = interface_item(interface, state->strings.strides);
+    if (!strides && PyErr_Occurred())
+      goto done;
+    if (read_layout_tuple(where, CAI "['shape']", CAI "['strides']", shape,
+                          strides == Py_None ? NULL : strides, 1, view) < 0)
       goto done;
   }
   result = 0;
@@ -275,6 +448,8 @@ done:
   Py_DECREF(interface);
   return result;
 }
+
+/* ---- DLPack ----------------------------------------------------------------------------- */
 
 /* Calls __dlpack__(stream=..., max_version=(1, 0)), or without max_version for producers that
    predate DLPack 1.0. `stream` is what the launch will use: the producer makes its data ready
@@ -296,6 +471,64 @@ static PyObject* export_dlpack(tlc_py_state* state, PyObject* object, PyObject* 
   Py_XDECREF(keywords);
   Py_DECREF(method);
   return capsule;
+}
+
+#define DL "DLPack "
+
+/* Where the tensor is: CUDA memory (a device's, managed or pinned host memory), data plus
+   byte_offset within the address space. */
+static int dltensor_address(const tlc_py_where* where, const DLTensor* tensor, array_view* view) {
+  DLDeviceType type = tensor->device.device_type;
+  if (type != kDLCUDA && type != kDLCUDAManaged && type != kDLCUDAHost)
+    return tlc_py_argument_error(PyExc_ValueError, where,
+                                 "is not in CUDA memory (DLPack device type %d); pass a CUDA "
+                                 "array",
+                                 (int)type);
+  if (type != kDLCUDAHost && tensor->device.device_id < 0)
+    return field_error(PyExc_ValueError, where, DL "device_id", -1,
+                       "= %d, which is not a device ordinal", tensor->device.device_id);
+  uint64_t data = (uint64_t)(uintptr_t)tensor->data;
+  if (__builtin_add_overflow(data, tensor->byte_offset, &view->address))
+    return field_error(PyExc_ValueError, where, DL "byte_offset", -1,
+                       "= %llu, which takes data (%p) beyond the address space",
+                       (unsigned long long)tensor->byte_offset, tensor->data);
+  view->device = type == kDLCUDAHost ? -1 : tensor->device.device_id;
+  return 0;
+}
+
+/* ndim, shape, strides (NULL: compact, in elements) and the element size from dtype. */
+static int dltensor_layout(const tlc_py_where* where, const DLTensor* tensor, array_view* view) {
+  if (tensor->ndim < 0)
+    return field_error(PyExc_ValueError, where, DL "ndim", -1, "= %d, which is negative",
+                       tensor->ndim);
+  if (tensor->ndim > MAX_RANK)
+    return tlc_py_argument_error(PyExc_ValueError, where,
+                                 "has %d dimensions; a tensor map takes at most %d", tensor->ndim,
+                                 MAX_RANK);
+  if (tensor->ndim > 0 && !tensor->shape)
+    return field_error(PyExc_ValueError, where, DL "shape", -1, "= NULL with ndim %d",
+                       tensor->ndim);
+  unsigned bits = (unsigned)tensor->dtype.bits * tensor->dtype.lanes;
+  if (bits == 0)
+    return field_error(PyExc_ValueError, where, DL "dtype", -1,
+                       "with %u bits and %u lanes, which is no element type",
+                       (unsigned)tensor->dtype.bits, (unsigned)tensor->dtype.lanes);
+  view->ndim = tensor->ndim;
+  view->itemsize = bits / 8; /* packed sub-byte elements: 0, which no tensor map takes */
+  view->strides_field = DL "strides";
+  for (int i = 0; i < tensor->ndim; ++i) {
+    if (tensor->shape[i] < 0)
+      return field_error(PyExc_ValueError, where, DL "shape", i, "= %lld, which is negative",
+                         (long long)tensor->shape[i]);
+    view->shape[i] = (unsigned long long)tensor->shape[i];
+  }
+  if (!tensor->strides)
+    return compact_strides(where, DL "shape", view);
+  for (int i = 0; i < tensor->ndim; ++i)
+    if (scaled_stride(where, DL "strides", i, (long long)tensor->strides[i],
+                      (long long)view->itemsize, &view->strides[i]) < 0)
+      return -1;
+  return 0;
 }
 
 static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int layout,
@@ -329,32 +562,9 @@ static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject*
                           "returned something other than a DLPack capsule from __dlpack__");
     goto done;
   }
-  if (tensor->device.device_type != kDLCUDA && tensor->device.device_type != kDLCUDAManaged &&
-      tensor->device.device_type != kDLCUDAHost) {
-    tlc_py_argument_error(PyExc_ValueError, where,
-                          "is not in CUDA memory (DLPack device type %d); pass a CUDA array",
-                          (int)tensor->device.device_type);
+  if (dltensor_address(where, tensor, view) < 0 ||
+      (layout && dltensor_layout(where, tensor, view) < 0))
     goto done;
-  }
-  view->address = (unsigned long long)(uintptr_t)tensor->data + tensor->byte_offset;
-  view->device = tensor->device.device_type == kDLCUDAHost ? -1 : tensor->device.device_id;
-  if (layout) {
-    if (tensor->ndim > MAX_RANK) {
-      tlc_py_argument_error(PyExc_ValueError, where,
-                            "has %d dimensions; a tensor map takes at most %d", tensor->ndim,
-                            MAX_RANK);
-      goto done;
-    }
-    view->ndim = tensor->ndim;
-    view->itemsize = (unsigned)tensor->dtype.bits * tensor->dtype.lanes / 8;
-    for (int i = 0; i < tensor->ndim; ++i) {
-      view->shape[i] = (unsigned long long)tensor->shape[i];
-      if (tensor->strides)
-        view->strides[i] = tensor->strides[i] * (long long)view->itemsize;
-    }
-    if (!tensor->strides)
-      compact_strides(view);
-  }
   result = 0;
 done:
   Py_DECREF(capsule); /* not consumed: its destructor calls the producer's deleter */
@@ -419,7 +629,7 @@ int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* obj
                    tlc_py_defaults* defaults, void** address) {
   unsigned long long value = 0;
   if (PyLong_CheckExact(object)) { /* an address as is */
-    if (unsigned_of(where, object, &value) < 0)
+    if (tlc_py_unsigned(where, object, UINT64_MAX, &value) < 0)
       return -1;
     *address = (void*)(uintptr_t)value;
     return 0;
@@ -434,7 +644,7 @@ int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* obj
   if (kind == ARRAY_NONE)
     return unsupported(where, object, 1);
   if (kind == ARRAY_INDEX) {
-    if (unsigned_of(where, object, &value) < 0)
+    if (tlc_py_unsigned(where, object, UINT64_MAX, &value) < 0)
       return -1;
     *address = (void*)(uintptr_t)value;
     return 0;
@@ -482,8 +692,8 @@ int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_p
     if (i == 0)
       continue;
     if (view.strides[axis] < 0)
-      return tlc_py_argument_error(PyExc_ValueError, where,
-                                   "has a negative stride, which a tensor map cannot read");
+      return field_error(PyExc_ValueError, where, view.strides_field, axis,
+                         "< 0: a tensor map cannot read negative strides");
     tensor->strides[i - 1] = (uint64_t)view.strides[axis];
   }
   return 0;

@@ -98,6 +98,28 @@ class CudaArray:
         return interface
 
 
+class RawInterface:
+    """An array whose __cuda_array_interface__ is whatever the test gives, valid or not."""
+
+    def __init__(self, interface):
+        self.interface = interface
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.interface
+
+
+def interface(address=0x1000, **fields):
+    """A valid version 3 interface dict of a float32 vector, with `fields` replaced and the keys
+    listed in `drop` removed."""
+    result = {"shape": (16,), "typestr": "<f4", "data": (address, False), "version": 3,
+              "strides": None}
+    for name in fields.pop("drop", []):
+        del result[name]
+    result.update(fields)
+    return result
+
+
 class CudaArrayOnDevice(CudaArray):
     """A CUDA array that also says its device, as CuPy does (__dlpack_device__)."""
 
@@ -160,11 +182,15 @@ class DLPackArray:
     to belongs to this object, which outlives every call using it."""
 
     def __init__(self, address, shape=(16,), bits=32, device_type=K_DL_CUDA, device_id=0,
-                 byte_offset=0, strides=None, read_only=False, major=1):
+                 byte_offset=0, strides=None, read_only=False, major=1, ndim=None, code=2,
+                 lanes=1):
+        """`shape` None is a NULL shape (with `ndim`); `code`, `bits` and `lanes` the dtype."""
         self.address = address
-        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.shape = None if shape is None else (ctypes.c_int64 * len(shape))(*shape)
         self.strides = None if strides is None else (ctypes.c_int64 * len(strides))(*strides)
-        self.ndim = len(shape)
+        self.ndim = len(shape) if ndim is None else ndim
+        self.code = code
+        self.lanes = lanes
         self.bits = bits
         self.device_type = device_type
         self.device_id = device_id
@@ -178,7 +204,7 @@ class DLPackArray:
         tensor.data = self.address
         tensor.device = DLDevice(self.device_type, self.device_id)
         tensor.ndim = self.ndim
-        tensor.dtype = DLDataType(2, self.bits, 1)
+        tensor.dtype = DLDataType(self.code, self.bits, self.lanes)
         tensor.shape = self.shape
         tensor.strides = self.strides
         tensor.byte_offset = self.byte_offset

@@ -13,7 +13,8 @@ import sys
 import unittest
 
 import harness
-from harness import CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArray, Tensor
+from harness import (CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArray, RawInterface,
+                     Tensor, interface)
 
 LAUNCHERS = ["by_value", "Error", "halves", "image_target", "launchers", "no_params",
              "register_torch_ops", "renamed", "saxpy", "tagged", "tiles", "widths"]
@@ -284,6 +285,186 @@ class ArgumentErrorTests(unittest.TestCase):
         self.refused(ValueError, r"argument 'in_' .* has 2-byte elements; the tensor map's are "
                      r"4-byte", tiles, CudaArray(0x1000, shape=(8, 16), typestr="<f2"), 0,
                      **LAUNCH)
+
+
+class MalformedArrayTests(unittest.TestCase):
+    """Arrays whose self-description is wrong: every field is checked before it is used, and the
+    message names the launcher, the argument and the field. Nothing reaches the driver."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.torch = harness.TorchStandIn()
+        cls.torch.install()
+        cls.package = harness.import_package()
+        cls.driver = harness.FakeDriver()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.torch.remove()
+
+    def setUp(self):
+        self.driver.clear()
+
+    def tearDown(self):
+        self.assertEqual(self.driver.launches(), [], "a refused call must not launch")
+
+    def saxpy_refuses(self, exception, pattern, y, x=0):
+        with self.assertRaisesRegex(exception, r"^saxpy\(\): argument '(y|x)' \((const )?float "
+                                    r"\*\) " + pattern):
+            self.package.saxpy(y, x, 1.0, 16, **LAUNCH)
+
+    def tiles_refuses(self, exception, pattern, array):
+        with self.assertRaisesRegex(exception, r"^tiles\(\): argument 'in_' \(const CUtensorMap\) "
+                                    + pattern):
+            self.package.tiles(array, 0, **LAUNCH)
+
+    # ---- __cuda_array_interface__ -----------------------------------------------------------
+
+    def test_interface_stream(self):
+        spelled = (r"which is not a stream: None, 1 \(the legacy default stream\), 2 \(the "
+                   r"per-thread default stream\) or a cudaStream_t's address")
+        for stream, exception, pattern in [
+            (-7, ValueError, r"= -7, " + spelled),
+            (-1, ValueError, r"= -1, "),
+            (1 << 64, ValueError, r"= 18446744073709551616, "),
+            ("1", TypeError, r"of type str; it must be an int \(a stream: "),
+            (1.0, TypeError, r"of type float; "),
+            (True, TypeError, r"of type bool; "),
+        ]:
+            with self.subTest(stream=stream):
+                array = RawInterface(interface(stream=stream))
+                self.saxpy_refuses(exception, r"has __cuda_array_interface__\['stream'\] "
+                                   + pattern, array)
+                # Not only where the stream is used: a later array's is checked too.
+                self.saxpy_refuses(exception, r"has __cuda_array_interface__\['stream'\] ",
+                                   0x2000, array)
+
+    def test_interface_streams_the_interface_allows(self):
+        for stream, launched in [(None, 0), (1, 1), (2, 2), (0x7F00, 0x7F00), (0, 0)]:
+            with self.subTest(stream=stream):
+                self.driver.clear()
+                self.package.saxpy(RawInterface(interface(stream=stream)), 0, 1.0, 16, **LAUNCH)
+                self.assertEqual(self.driver.only_launch()["stream"], launched)
+        self.driver.clear()
+
+    def test_interface_data(self):
+        tuple_expected = r"; it must be a tuple \(address, read_only\)"
+        for data, exception, pattern in [
+            ((0x1000,), TypeError, r"\['data'\] = \(4096,\)" + tuple_expected),
+            ((0x1000, False, 3), TypeError, r"\['data'\] = \(4096, False, 3\)" + tuple_expected),
+            ([0x1000, False], TypeError, r"\['data'\] = \[4096, False\]" + tuple_expected),
+            (0x1000, TypeError, r"\['data'\] = 4096" + tuple_expected),
+            ((-5, False), ValueError, r"\['data'\]\[0\] = -5, which is not an address "
+                                      r"\(0 to 2\*\*64 - 1\)"),
+            ((1 << 64, False), ValueError, r"\['data'\]\[0\] = 18446744073709551616, which is "
+                                           r"not an address"),
+            (("0x10", False), TypeError, r"\['data'\]\[0\] of type str; it must be an int "
+                                         r"\(an address"),
+            ((1.5, False), TypeError, r"\['data'\]\[0\] of type float; "),
+            ((0x1000, "no"), TypeError, r"\['data'\]\[1\] = 'no'; it must be a bool \(whether "
+                                        r"the array is read-only\)"),
+            ((0x1000, 0), TypeError, r"\['data'\]\[1\] = 0; it must be a bool"),
+        ]:
+            with self.subTest(data=data):
+                self.saxpy_refuses(exception, r"has __cuda_array_interface__" + pattern,
+                                   RawInterface(interface(data=data)))
+        self.saxpy_refuses(TypeError, r"has a __cuda_array_interface__ without 'data' "
+                           r"\(address, read_only\)", RawInterface(interface(drop=["data"])))
+
+    def test_interface_that_is_not_a_dict(self):
+        self.saxpy_refuses(TypeError, r"has a __cuda_array_interface__ of type list; it must be a "
+                           r"dict", RawInterface([("data", (0x1000, False))]))
+
+    def test_interface_layout_of_a_tensor_map(self):
+        field = r"has __cuda_array_interface__"
+        matrix = {"shape": (8, 16)}
+        for fields, exception, pattern in [
+            ({"shape": (8, -16)}, ValueError,
+             r"\['shape'\]\[1\] = -16, which is not a size \(0 to 2\*\*63 - 1\)"),
+            ({"shape": (1 << 63, 16)}, ValueError, r"\['shape'\]\[0\] = 9223372036854775808, "),
+            ({"shape": (8.0, 16)}, TypeError, r"\['shape'\]\[0\] of type float; "),
+            ({"shape": "8x16"}, TypeError, r"\['shape'\] of type str; it must be a tuple"),
+            ({"shape": [8, 16]}, TypeError, r"\['shape'\] of type list; it must be a tuple"),
+            ({"shape": (1 << 40, 1 << 40)}, ValueError,
+             r"\['shape'\] that makes the array larger than 2\*\*63 bytes"),
+            ({**matrix, "strides": (64,)}, ValueError,
+             r"\['strides'\] with 1 entries for 2 dimensions"),
+            ({**matrix, "strides": [64, 4]}, TypeError,
+             r"\['strides'\] of type list; it must be a tuple or None"),
+            ({**matrix, "strides": (64, "4")}, TypeError, r"\['strides'\]\[1\] of type str; "),
+            ({**matrix, "strides": (1 << 63, 4)}, ValueError,
+             r"\['strides'\]\[0\] = 9223372036854775808, which is not a stride"),
+            ({**matrix, "strides": (-64, 4)}, ValueError,
+             r"\['strides'\]\[0\] < 0: a tensor map cannot read negative strides"),
+            ({**matrix, "typestr": "f4"}, ValueError,
+             r"\['typestr'\] = 'f4'; it must be a byte order \(<, >, \|, =\), a kind and a size "
+             r"from 1 to 65535 bytes, such as '<f4'"),
+            ({**matrix, "typestr": "<f0"}, ValueError, r"\['typestr'\] = '<f0'; "),
+            ({**matrix, "typestr": "<f99999"}, ValueError, r"\['typestr'\] = '<f99999'; "),
+            ({**matrix, "typestr": "<x4"}, ValueError, r"\['typestr'\] = '<x4'; "),
+            ({**matrix, "typestr": "<f4 "}, ValueError, r"\['typestr'\] = '<f4 '; "),
+            ({**matrix, "typestr": "\0f4"}, ValueError, r"\['typestr'\] = '\\x00f4'; "),
+            ({**matrix, "typestr": 4}, TypeError,
+             r"\['typestr'\] of type int; it must be a str such as '<f4'"),
+        ]:
+            with self.subTest(fields=fields):
+                self.tiles_refuses(exception, field + pattern, RawInterface(interface(**fields)))
+        self.tiles_refuses(TypeError, r"has a __cuda_array_interface__ without 'typestr'",
+                           RawInterface(interface(drop=["typestr"], **matrix)))
+        self.tiles_refuses(TypeError, r"has a __cuda_array_interface__ without 'shape'",
+                           RawInterface(interface(drop=["shape"])))
+
+    # ---- DLPack -----------------------------------------------------------------------------
+
+    def test_dlpack_layout_of_a_tensor_map(self):
+        for array, pattern in [
+            (DLPackArray(0x1000, shape=None, ndim=2), r"has DLPack shape = NULL with ndim 2"),
+            (DLPackArray(0x1000, shape=None, ndim=-1), r"has DLPack ndim = -1, which is negative"),
+            (DLPackArray(0x1000, shape=None, ndim=1 << 30),
+             r"has 1073741824 dimensions; a tensor map takes at most 5"),
+            (DLPackArray(0x1000, shape=(8, -16)), r"has DLPack shape\[1\] = -16, which is "
+                                                  r"negative"),
+            (DLPackArray(0x1000, shape=(1 << 61, 1 << 61)),
+             r"has DLPack shape that makes the array larger than 2\*\*63 bytes"),
+            (DLPackArray(0x1000, shape=(8, 16), strides=(1 << 62, 1)),
+             r"has DLPack strides\[0\] = 4611686018427387904 elements of 4 bytes, beyond "
+             r"2\*\*63 bytes"),
+            (DLPackArray(0x1000, shape=(8, 16), strides=(-16, 1)),
+             r"has DLPack strides\[0\] < 0: a tensor map cannot read negative strides"),
+            (DLPackArray(0x1000, shape=(8, 16), bits=0),
+             r"has DLPack dtype with 0 bits and 1 lanes, which is no element type"),
+            (DLPackArray(0x1000, shape=(8, 16), lanes=0),
+             r"has DLPack dtype with 32 bits and 0 lanes, which is no element type"),
+        ]:
+            with self.subTest(pattern):
+                self.tiles_refuses(ValueError, pattern, array)
+
+    def test_dlpack_null_strides_are_compact(self):
+        self.package.tiles(DLPackArray(0x200000, shape=(8, 32)), 0, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["tensor_maps"][0]["strides"], [128])
+        self.driver.clear()
+
+    def test_dlpack_address_and_device(self):
+        self.saxpy_refuses(ValueError, r"has DLPack byte_offset = 32, which takes data "
+                           r"\(0xfffffffffffffff0\) beyond the address space",
+                           DLPackArray((1 << 64) - 16, byte_offset=32))
+        self.saxpy_refuses(ValueError, r"has DLPack device_id = -3, which is not a device "
+                           r"ordinal", DLPackArray(0x1000, device_id=-3))
+
+    # ---- torch ------------------------------------------------------------------------------
+
+    def test_tensor_methods(self):
+        self.saxpy_refuses(ValueError, r"has data_ptr\(\) = -1, which is not an address",
+                           Tensor(-1))
+        self.saxpy_refuses(TypeError, r"has data_ptr\(\) of type float; ", Tensor(1.5))
+        self.saxpy_refuses(TypeError, r"has get_device\(\) of type str; it must be an int \(a "
+                           r"device \(-1 for the CPU, or a CUDA ordinal\)\)", Tensor(0x1000, "0"))
+        self.saxpy_refuses(ValueError, r"has get_device\(\) = -2, which is not a device",
+                           Tensor(0x1000, -2))
+        self.tiles_refuses(ValueError, r"has shape\[0\] = -8, which is not a size",
+                           Tensor(0x1000, shape=(-8, 16), strides=(16, 1)))
+        self.tiles_refuses(ValueError, r"has stride\(\)\[0\] < 0: a tensor map cannot read "
+                           r"negative strides", Tensor(0x1000, shape=(8, 16), strides=(-16, 1)))
 
 
 class LaunchTests(unittest.TestCase):
