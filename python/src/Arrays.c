@@ -27,9 +27,31 @@ typedef struct tlc_dlpack_versioned {
 } tlc_dlpack_versioned;
 
 #define TLC_DLPACK_READ_ONLY (1ull << 0)
+#define TLC_DLPACK_SUBBYTE_PADDED (1ull << 2) /* DLPack 1.1: one 4- or 6-bit value per byte */
+
+/* DLPack 1.1's element type codes beyond 0.6's (kDLInt ... kDLBool). */
+enum {
+  TLC_DL_FLOAT8_E3M4 = 7,
+  TLC_DL_FLOAT8_E4M3,
+  TLC_DL_FLOAT8_E4M3B11FNUZ,
+  TLC_DL_FLOAT8_E4M3FN,
+  TLC_DL_FLOAT8_E4M3FNUZ,
+  TLC_DL_FLOAT8_E5M2,
+  TLC_DL_FLOAT8_E5M2FNUZ,
+  TLC_DL_FLOAT8_E8M0FNU,
+  TLC_DL_FLOAT6_E2M3FN,
+  TLC_DL_FLOAT6_E3M2FN,
+  TLC_DL_FLOAT4_E2M1FN
+};
 
 #define MAX_RANK 5          /* a tensor map's most dimensions */
 #define MAX_ITEMSIZE 0xFFFF /* bytes; more is no element type a kernel reads */
+
+/* What a parameter asks of an array: its layout (tensor maps), the element types it takes. */
+typedef struct array_request {
+  int layout;
+  unsigned long long accepts; /* TLC_PY_ACCEPTS_ANY: the element type is not read */
+} array_request;
 
 /* What an array argument says about itself. The layout is read only for tensor maps. */
 typedef struct array_view {
@@ -251,6 +273,147 @@ static int read_layout_tuple(const tlc_py_where* where, const char* shape_field,
   return 0;
 }
 
+/* ---- element types -------------------------------------------------------------------- */
+
+/* "float32 or complex64": the element types a parameter accepts, for messages. */
+static PyObject* accepted_names(unsigned long long accepts) {
+  PyObject* text = PyUnicode_FromString("");
+  for (int dtype = 0; text && dtype < TLC_PY_DT_COUNT; ++dtype) {
+    if (!(accepts & TLC_PY_ACCEPTS(dtype)))
+      continue;
+    PyObject* longer = PyUnicode_FromFormat("%U%s%s", text, PyUnicode_GetLength(text) ? " or " : "",
+                                            tlc_py_dtype_names[dtype]);
+    Py_DECREF(text);
+    text = longer;
+  }
+  return text;
+}
+
+/* The element type check (docs/python.md, "Element types"): a TypeError naming what the
+   parameter takes and what the array holds, `spelled` as its protocol says it (a new reference,
+   consumed). The memory can still be passed as it is: by its address, as an int. */
+static int dtype_mismatch(const tlc_py_where* where, unsigned long long accepts, int dtype,
+                          PyObject* spelled) {
+  PyObject* expected = spelled ? accepted_names(accepts) : NULL;
+  if (expected) {
+    if (dtype == TLC_PY_DT_OTHER)
+      tlc_py_argument_error(PyExc_TypeError, where,
+                            "takes an array of %U, not one of %U; to pass its memory as it is, "
+                            "pass its address as an int (e.g. tensor.data_ptr())",
+                            expected, spelled);
+    else
+      tlc_py_argument_error(PyExc_TypeError, where,
+                            "takes an array of %U, not %s (%U); to pass its memory as it is, "
+                            "pass its address as an int (e.g. tensor.data_ptr())",
+                            expected, tlc_py_dtype_names[dtype], spelled);
+  }
+  Py_XDECREF(expected);
+  Py_XDECREF(spelled);
+  return -1;
+}
+
+/* numpy's typestr kinds and sizes: bool, integers, floats, complex; big-endian multi-byte
+   elements are no element type a kernel reads. */
+static int typestr_dtype(char order, char kind, unsigned size) {
+  if (order == '>' && size > 1)
+    return TLC_PY_DT_OTHER;
+  int log2 = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : size == 16 ? 4 : -1;
+  switch (kind) {
+  case 'b':
+    return size == 1 ? TLC_PY_DT_BOOL : TLC_PY_DT_OTHER;
+  case 'i':
+  case 'u':
+    if (log2 < 0 || log2 > 3)
+      return TLC_PY_DT_OTHER;
+    return TLC_PY_DT_I8 + 2 * log2 + (kind == 'u');
+  case 'f':
+    return size == 2   ? TLC_PY_DT_F16
+           : size == 4 ? TLC_PY_DT_F32
+           : size == 8 ? TLC_PY_DT_F64
+                       : TLC_PY_DT_OTHER;
+  case 'c':
+    return size == 8 ? TLC_PY_DT_C64 : size == 16 ? TLC_PY_DT_C128 : TLC_PY_DT_OTHER;
+  }
+  return TLC_PY_DT_OTHER;
+}
+
+/* A DLPack dtype's element type (its lanes are elements of it). Sub-byte types are packed
+   unless the producer flags them padded (DLPack 1.1). */
+static int dlpack_dtype(DLDataType type, uint64_t flags) {
+  unsigned bits = type.bits;
+  int log2 = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 3 : -1;
+  int padded = (flags & TLC_DLPACK_SUBBYTE_PADDED) != 0;
+  switch (type.code) {
+  case kDLInt:
+  case kDLUInt:
+    return log2 < 0 ? TLC_PY_DT_OTHER : TLC_PY_DT_I8 + 2 * log2 + (type.code == kDLUInt);
+  case kDLFloat:
+    return bits == 16   ? TLC_PY_DT_F16
+           : bits == 32 ? TLC_PY_DT_F32
+           : bits == 64 ? TLC_PY_DT_F64
+                        : TLC_PY_DT_OTHER;
+  case kDLBfloat:
+    return bits == 16 ? TLC_PY_DT_BF16 : TLC_PY_DT_OTHER;
+  case 5: /* kDLComplex */
+    return bits == 32    ? TLC_PY_DT_C32
+           : bits == 64  ? TLC_PY_DT_C64
+           : bits == 128 ? TLC_PY_DT_C128
+                         : TLC_PY_DT_OTHER;
+  case 6: /* kDLBool */
+    return bits == 8 ? TLC_PY_DT_BOOL : TLC_PY_DT_OTHER;
+  case TLC_DL_FLOAT6_E2M3FN:
+    return bits != 6 ? TLC_PY_DT_OTHER : padded ? TLC_PY_DT_F6_E2M3FN : TLC_PY_DT_F6_E2M3FN_PACKED;
+  case TLC_DL_FLOAT6_E3M2FN:
+    return bits != 6 ? TLC_PY_DT_OTHER : padded ? TLC_PY_DT_F6_E3M2FN : TLC_PY_DT_F6_E3M2FN_PACKED;
+  case TLC_DL_FLOAT4_E2M1FN:
+    return bits != 4 ? TLC_PY_DT_OTHER : padded ? TLC_PY_DT_F4_E2M1FN : TLC_PY_DT_F4_E2M1FN_X2;
+  }
+  static const unsigned char float8[] = {
+      TLC_PY_DT_F8_E3M4,     TLC_PY_DT_F8_E4M3, TLC_PY_DT_F8_E4M3B11FNUZ, TLC_PY_DT_F8_E4M3FN,
+      TLC_PY_DT_F8_E4M3FNUZ, TLC_PY_DT_F8_E5M2, TLC_PY_DT_F8_E5M2FNUZ,    TLC_PY_DT_F8_E8M0FNU,
+  };
+  if (type.code >= TLC_DL_FLOAT8_E3M4 && type.code <= TLC_DL_FLOAT8_E8M0FNU && bits == 8)
+    return float8[type.code - TLC_DL_FLOAT8_E3M4];
+  return TLC_PY_DT_OTHER;
+}
+
+/* A torch dtype's element type, from its name ("torch.float32"): read once per dtype object
+   (torch has one per dtype) and remembered. */
+static int torch_dtype(tlc_py_state* state, PyObject* dtype) {
+  for (int i = 0; i < state->torch_dtype_count; ++i)
+    if (state->torch_dtypes[i] == dtype)
+      return state->torch_dtype_codes[i];
+  PyObject* text = PyObject_Str(dtype);
+  const char* name = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+  int code = TLC_PY_DT_OTHER;
+  if (name && strncmp(name, "torch.", 6) == 0)
+    for (int candidate = 1; candidate < TLC_PY_DT_COUNT; ++candidate)
+      if (strcmp(name + 6, tlc_py_dtype_names[candidate]) == 0)
+        code = candidate;
+  Py_XDECREF(text);
+  if (!name)
+    return -1;
+  if (state->torch_dtype_count < TLC_PY_DTYPE_CACHE) {
+    Py_INCREF(dtype);
+    state->torch_dtypes[state->torch_dtype_count] = dtype;
+    state->torch_dtype_codes[state->torch_dtype_count++] = (unsigned char)code;
+  }
+  return code;
+}
+
+static int check_torch_dtype(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                             unsigned long long accepts) {
+  PyObject* dtype = PyObject_GetAttr(object, state->strings.dtype);
+  if (!dtype)
+    return -1;
+  int code = torch_dtype(state, dtype);
+  int result = code < 0 ? -1 : 0;
+  if (code >= 0 && !(accepts & TLC_PY_ACCEPTS(code)))
+    result = dtype_mismatch(where, accepts, code, PyObject_Str(dtype));
+  Py_DECREF(dtype);
+  return result;
+}
+
 /* ---- torch ------------------------------------------------------------------------------ */
 
 /* `method()`'s int result: the tensor's own methods, checked like any producer's fields. */
@@ -265,8 +428,8 @@ static int call_for_int(const tlc_py_where* where, PyObject* object, PyObject* m
   return status;
 }
 
-static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int layout,
-                      array_view* view) {
+static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                      const array_request* request, array_view* view) {
   long long device = 0;
   if (call_for_int(where, object, state->strings.get_device, "get_device()", -1, INT_MAX,
                    "a device (-1 for the CPU, or a CUDA ordinal)", &device, NULL) < 0)
@@ -279,7 +442,10 @@ static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* 
   if (call_for_int(where, object, state->strings.data_ptr, "data_ptr()", 0, UINT64_MAX, kAddress,
                    NULL, &view->address) < 0)
     return -1;
-  if (!layout)
+  if (request->accepts != TLC_PY_ACCEPTS_ANY &&
+      check_torch_dtype(state, where, object, request->accepts) < 0)
+    return -1;
+  if (!request->layout)
     return 0;
   long long itemsize = 0;
   if (call_for_int(where, object, state->strings.element_size, "element_size()", 1, MAX_ITEMSIZE,
@@ -399,7 +565,7 @@ static int interface_typestr(const tlc_py_where* where, PyObject* typestr, char*
 }
 
 static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                          int layout, int first, array_view* view) {
+                          const array_request* request, int first, array_view* view) {
   PyObject* interface = PyObject_GetAttr(object, state->strings.cuda_array_interface);
   if (!interface)
     return -1;
@@ -425,11 +591,18 @@ static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObje
     goto done;
   if (first) /* only the first array decides the device */
     view->device = dlpack_device_of(state, object);
-  if (layout) {
+  if (request->layout || request->accepts != TLC_PY_ACCEPTS_ANY) {
     char order = 0, kind = 0;
-    if (interface_typestr(where, interface_item(interface, state->strings.typestr), &order, &kind,
-                          &view->itemsize) < 0)
+    PyObject* typestr = interface_item(interface, state->strings.typestr);
+    if (interface_typestr(where, typestr, &order, &kind, &view->itemsize) < 0)
       goto done;
+    int dtype = typestr_dtype(order, kind, view->itemsize);
+    if (!(request->accepts & TLC_PY_ACCEPTS(dtype))) {
+      dtype_mismatch(where, request->accepts, dtype, PyUnicode_FromFormat("typestr %R", typestr));
+      goto done;
+    }
+  }
+  if (request->layout) {
     PyObject* shape = interface_item(interface, state->strings.shape);
     if (!shape) {
       if (!PyErr_Occurred())
@@ -531,8 +704,9 @@ static int dltensor_layout(const tlc_py_where* where, const DLTensor* tensor, ar
   return 0;
 }
 
-static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int layout,
-                       const tlc_py_defaults* defaults, array_view* view) {
+static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                       const array_request* request, const tlc_py_defaults* defaults,
+                       array_view* view) {
   PyObject* stream;
   if (defaults->stream_known)
     /* DLPack spells the legacy default stream 1 (0 is ambiguous there). */
@@ -544,6 +718,7 @@ static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject*
   if (!capsule)
     return -1;
   const DLTensor* tensor = NULL;
+  uint64_t flags = 0;
   int result = -1;
   if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
     tlc_dlpack_versioned* managed = PyCapsule_GetPointer(capsule, "dltensor_versioned");
@@ -554,7 +729,8 @@ static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject*
       goto done;
     }
     tensor = &managed->dl_tensor;
-    view->read_only = (managed->flags & TLC_DLPACK_READ_ONLY) != 0;
+    flags = managed->flags;
+    view->read_only = (flags & TLC_DLPACK_READ_ONLY) != 0;
   } else if (PyCapsule_IsValid(capsule, "dltensor")) {
     tensor = &((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"))->dl_tensor;
   } else {
@@ -563,8 +739,15 @@ static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject*
     goto done;
   }
   if (dltensor_address(where, tensor, view) < 0 ||
-      (layout && dltensor_layout(where, tensor, view) < 0))
+      (request->layout && dltensor_layout(where, tensor, view) < 0))
     goto done;
+  int dtype = dlpack_dtype(tensor->dtype, flags);
+  if (!(request->accepts & TLC_PY_ACCEPTS(dtype))) {
+    dtype_mismatch(where, request->accepts, dtype,
+                   PyUnicode_FromFormat("DLPack code %u, %u bits", (unsigned)tensor->dtype.code,
+                                        (unsigned)tensor->dtype.bits));
+    goto done;
+  }
   result = 0;
 done:
   Py_DECREF(capsule); /* not consumed: its destructor calls the producer's deleter */
@@ -605,18 +788,18 @@ static int apply_defaults(tlc_py_state* state, const tlc_py_where* where, int ki
 }
 
 static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int kind,
-                      int layout, tlc_py_defaults* defaults, array_view* view) {
+                      const array_request* request, tlc_py_defaults* defaults, array_view* view) {
   int first = !defaults->array_seen;
   int result = -1;
   switch (kind) {
   case ARRAY_TORCH:
-    result = read_torch(state, where, object, layout, view);
+    result = read_torch(state, where, object, request, view);
     break;
   case ARRAY_CAI:
-    result = read_interface(state, where, object, layout, first, view);
+    result = read_interface(state, where, object, request, first, view);
     break;
   case ARRAY_DLPACK:
-    result = read_dlpack(state, where, object, layout, defaults, view);
+    result = read_dlpack(state, where, object, request, defaults, view);
     break;
   }
   if (result < 0)
@@ -626,7 +809,7 @@ static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* 
 }
 
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,
-                   tlc_py_defaults* defaults, void** address) {
+                   unsigned long long accepts, tlc_py_defaults* defaults, void** address) {
   unsigned long long value = 0;
   if (PyLong_CheckExact(object)) { /* an address as is */
     if (tlc_py_unsigned(where, object, UINT64_MAX, &value) < 0)
@@ -651,7 +834,8 @@ int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* obj
   }
   array_view view = {0};
   view.device = -1;
-  if (read_array(state, where, object, kind, 0, defaults, &view) < 0)
+  array_request request = {0, accepts};
+  if (read_array(state, where, object, kind, &request, defaults, &view) < 0)
     return -1;
   if (writable && view.read_only)
     return tlc_py_argument_error(PyExc_ValueError, where,
@@ -673,7 +857,8 @@ int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_p
                                  param->size);
   array_view view = {0};
   view.device = -1;
-  if (read_array(state, where, object, kind, 1, defaults, &view) < 0)
+  array_request request = {1, TLC_PY_ACCEPTS_ANY};
+  if (read_array(state, where, object, kind, &request, defaults, &view) < 0)
     return -1;
   if ((unsigned)view.ndim != param->rank)
     return tlc_py_argument_error(PyExc_ValueError, where,

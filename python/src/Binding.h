@@ -13,6 +13,9 @@ enum tlc_py_option { TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_ID) OPTION_COUNT };
 
 extern const char* const tlc_py_option_names[OPTION_COUNT];
 
+/* Each tlc_py_dtype's name, as torch names it ("float32", "float8_e4m3fn"). */
+extern const char* const tlc_py_dtype_names[TLC_PY_DT_COUNT];
+
 /* How an argument's type gives a device address, decided once per type. */
 enum tlc_py_array_kind {
   ARRAY_NONE = 0,
@@ -23,6 +26,7 @@ enum tlc_py_array_kind {
 };
 
 #define TLC_PY_TYPE_CACHE 8
+#define TLC_PY_DTYPE_CACHE 32 /* torch has about 30 dtypes */
 
 /* Interned strings the binding looks attributes up by. */
 typedef struct tlc_py_strings {
@@ -42,6 +46,7 @@ typedef struct tlc_py_strings {
   PyObject* max_version;
   PyObject* cuda_stream;
   PyObject* cuda_stream_protocol; /* __cuda_stream__ */
+  PyObject* dtype;
 } tlc_py_strings;
 
 typedef struct tlc_py_state {
@@ -59,6 +64,11 @@ typedef struct tlc_py_state {
   PyObject* cached_types[TLC_PY_TYPE_CACHE];
   unsigned char cached_kinds[TLC_PY_TYPE_CACHE];
   int next_cached;
+  /* torch dtypes seen (torch.float32, ...: one object each), with their tlc_py_dtype (strong
+     references). */
+  PyObject* torch_dtypes[TLC_PY_DTYPE_CACHE];
+  unsigned char torch_dtype_codes[TLC_PY_DTYPE_CACHE];
+  int torch_dtype_count;
 } tlc_py_state;
 
 /* Which device and stream a launch uses when the caller does not say: those of its first array
@@ -80,10 +90,11 @@ typedef struct tlc_py_where {
 
 tlc_py_state* tlc_py_state_of(PyObject* module);
 
-/* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it) and a
-   tensor-map argument's tensor; both apply what the first array decides (tlc_py_defaults). */
+/* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it;
+   `accepts`: the element types it takes, TLC_PY_ACCEPTS_ANY for any) and a tensor-map
+   argument's tensor; both apply what the first array decides (tlc_py_defaults). */
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,
-                   tlc_py_defaults* defaults, void** address);
+                   unsigned long long accepts, tlc_py_defaults* defaults, void** address);
 int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor);
 

@@ -10,6 +10,41 @@
 const char* const tlc_py_option_names[OPTION_COUNT] = {TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_NAME)};
 #undef TLC_PY_OPTION_NAME
 
+const char* const tlc_py_dtype_names[TLC_PY_DT_COUNT] = {
+    "other",
+    "bool",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex32",
+    "complex64",
+    "complex128",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e8m0fnu",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float6_e2m3fn (packed)",
+    "float6_e3m2fn (packed)",
+    "float4_e2m1fn",
+    "float4_e2m1fn_x2",
+};
+_Static_assert(TLC_PY_DT_COUNT <= 64, "tlc_py_param.accepts has a bit per dtype");
+
 static const char* const kKindNames[] = {"pointer", "scalar", "record", "tensor_map"};
 static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16",  "u16", "i32", "u32",
                                            "i64",  "u64", "f16", "bf16", "f32", "f64"};
@@ -162,6 +197,8 @@ static void free_state(void* module) {
   Py_CLEAR(state->torch_current_stream);
   for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
     Py_CLEAR(state->cached_types[i]);
+  for (int i = 0; i < state->torch_dtype_count; ++i)
+    Py_CLEAR(state->torch_dtypes[i]);
 }
 
 /* Each extension links its own copy of this library, so this definition is its module's. */
@@ -203,6 +240,7 @@ static int init_strings(tlc_py_strings* strings) {
       {&strings->max_version, "max_version"},
       {&strings->cuda_stream, "cuda_stream"},
       {&strings->cuda_stream_protocol, "__cuda_stream__"},
+      {&strings->dtype, "dtype"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (intern(names[i].slot, names[i].text) < 0)
@@ -236,15 +274,36 @@ static int init_keywords(tlc_py_state* state) {
   return init_strings(&state->strings);
 }
 
-/* ("x", "pointer", "float *", True, None), one tuple per parameter. */
+/* A pointer's accepted element types by name, in tlc_py_dtype order; None: any array. */
+static PyObject* accepted_dtypes(const tlc_py_param* param) {
+  if (param->kind != TLC_PY_POINTER || param->accepts == TLC_PY_ACCEPTS_ANY)
+    Py_RETURN_NONE;
+  PyObject* names = PyList_New(0);
+  for (int dtype = 0; names && dtype < TLC_PY_DT_COUNT; ++dtype) {
+    if (!(param->accepts & TLC_PY_ACCEPTS(dtype)))
+      continue;
+    PyObject* name = PyUnicode_FromString(tlc_py_dtype_names[dtype]);
+    if (!name || PyList_Append(names, name) < 0)
+      Py_CLEAR(names);
+    Py_XDECREF(name);
+  }
+  PyObject* tuple = names ? PyList_AsTuple(names) : NULL;
+  Py_XDECREF(names);
+  return tuple;
+}
+
+/* ("x", "pointer", "float *", True, None, ("float32",)), one tuple per parameter. */
 static PyObject* parameter_table(const tlc_py_launcher* launcher) {
   PyObject* table = PyTuple_New(launcher->param_count);
   for (int p = 0; table && p < launcher->param_count; ++p) {
     const tlc_py_param* param = &launcher->params[p];
+    PyObject* dtypes = accepted_dtypes(param);
     PyObject* row =
-        Py_BuildValue("(sssOs)", param->name, kKindNames[param->kind], param->type,
-                      param->writable ? Py_True : Py_False,
-                      param->kind == TLC_PY_SCALAR ? kScalarNames[param->scalar] : NULL);
+        dtypes ? Py_BuildValue("(sssOsN)", param->name, kKindNames[param->kind], param->type,
+                               param->writable ? Py_True : Py_False,
+                               param->kind == TLC_PY_SCALAR ? kScalarNames[param->scalar] : NULL,
+                               dtypes)
+               : NULL;
     if (!row || PyTuple_SetItem(table, p, row) < 0) {
       Py_DECREF(table);
       return NULL;

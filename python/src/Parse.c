@@ -249,7 +249,8 @@ static int convert_argument(tlc_py_state* state, const char* launcher, const tlc
   tlc_py_where where = {launcher, param->name, param->type};
   switch (param->kind) {
   case TLC_PY_POINTER:
-    return tlc_py_address(state, &where, object, param->writable, defaults, &value->pointer);
+    return tlc_py_address(state, &where, object, param->writable, param->accepts, defaults,
+                          &value->pointer);
   case TLC_PY_SCALAR:
     return tlc_py_scalar(&where, param->scalar, object, value);
   case TLC_PY_RECORD:
@@ -280,7 +281,7 @@ int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t na
   if (base && base != Py_None) {
     tlc_py_where where = {launcher->name, "l2_persist_base", NULL};
     void* address = NULL;
-    if (tlc_py_address(state, &where, base, 0, &defaults, &address) < 0)
+    if (tlc_py_address(state, &where, base, 0, TLC_PY_ACCEPTS_ANY, &defaults, &address) < 0)
       return -1;
     call->config.l2_persist_base = address;
   }

@@ -8,6 +8,7 @@ import ctypes
 import inspect
 import math
 import os
+import re
 import struct
 import sys
 import unittest
@@ -16,7 +17,7 @@ import harness
 from harness import (CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArray, RawInterface,
                      Tensor, interface)
 
-LAUNCHERS = ["by_value", "Error", "halves", "image_target", "launchers", "no_params",
+LAUNCHERS = ["by_value", "Error", "halves", "image_target", "launchers", "no_params", "pointees",
              "register_torch_ops", "renamed", "saxpy", "tagged", "tiles", "widths"]
 OPTIONS = ["grid", "block", "shared_mem", "stream", "device", "cluster", "cooperative",
            "programmatic_dependent_launch", "l2_persist_base", "l2_persist_bytes",
@@ -111,10 +112,10 @@ class PackageTests(unittest.TestCase):
 
     def test_parameter_tables(self):
         self.assertEqual(self.package.tlc.parameters("saxpy"), (
-            ("y", "pointer", "float *", True, None),
-            ("x", "pointer", "const float *", False, None),
-            ("a", "scalar", "float", False, "f32"),
-            ("n", "scalar", "int", False, "i32"),
+            ("y", "pointer", "float *", True, None, ("float32",)),
+            ("x", "pointer", "const float *", False, None, ("float32",)),
+            ("a", "scalar", "float", False, "f32", None),
+            ("n", "scalar", "int", False, "i32", None),
         ))
         self.assertEqual(self.package.tlc.parameters("by_value")[0][:2], ("pair", "record"))
         self.assertEqual(self.package.tlc.parameters("tiles")[0][:2], ("in_", "tensor_map"))
@@ -465,6 +466,152 @@ class MalformedArrayTests(unittest.TestCase):
                            Tensor(0x1000, shape=(-8, 16), strides=(16, 1)))
         self.tiles_refuses(ValueError, r"has stride\(\)\[0\] < 0: a tensor map cannot read "
                            r"negative strides", Tensor(0x1000, shape=(8, 16), strides=(-16, 1)))
+
+
+# pointees' parameters (pykernels.cu) and the element types each takes (None: any array).
+POINTEES = {
+    "f32": {"float32"}, "f64": {"float64"}, "f16": {"float16"}, "bf16": {"bfloat16"},
+    "b": {"bool"}, "i8": {"int8"}, "i8t": {"int8"}, "i16": {"int16"}, "u16": {"uint16"},
+    "i32": {"int32"}, "u32": {"uint32"}, "i64": {"int64"}, "ll": {"int64"}, "u64": {"uint64"},
+    "size": {"uint64"}, "level": {"int16"}, "e4m3": {"float8_e4m3fn"},
+    "e4m3x4": {"float8_e4m3fn"}, "e5m2": {"float8_e5m2"}, "e8m0": {"float8_e8m0fnu"},
+    "e2m3": {"float6_e2m3fn"}, "e3m2": {"float6_e3m2fn"}, "e2m1": {"float4_e2m1fn"},
+    "e2m1x2": {"float4_e2m1fn_x2"}, "f4": {"float32", "complex64"},
+    "f2": {"float32", "complex64"}, "d2": {"float64", "complex128"}, "i2": {"int32"},
+    "u4": {"uint32"}, "c4": {"int8"}, "h2": {"float16", "complex32"}, "bf2": {"bfloat16"},
+    "dims": {"uint32"}, "any": None, "chars": None, "bytes": None, "u8": None, "raw": None,
+    "pairs": None, "pointers": None,
+}
+
+# What each protocol can say, and the dtype (as torch names it; "other" for none tlc knows).
+TORCH_DTYPES = {name: name for name in harness.TORCH_DTYPES}
+TORCH_DTYPES.update({"qint8": "other", "quint4x2": "other", "bits8": "other", "uint4": "other"})
+TYPESTRS = {
+    "|b1": "bool", "|i1": "int8", "|u1": "uint8", "<i2": "int16", "<u2": "uint16",
+    "<i4": "int32", "<u4": "uint32", "<i8": "int64", "<u8": "uint64", "<f2": "float16",
+    "<f4": "float32", "=f4": "float32", "<f8": "float64", "<c8": "complex64",
+    "<c16": "complex128", ">i1": "int8", ">f4": "other", "|V2": "other", "<M8": "other",
+    "|b2": "other", "<f16": "other",
+}
+PADDED = harness.DLPACK_SUBBYTE_PADDED
+DLPACK_DTYPES = {  # (code, bits, flags)
+    (0, 8, 0): "int8", (0, 16, 0): "int16", (0, 32, 0): "int32", (0, 64, 0): "int64",
+    (1, 8, 0): "uint8", (1, 16, 0): "uint16", (1, 32, 0): "uint32", (1, 64, 0): "uint64",
+    (2, 16, 0): "float16", (2, 32, 0): "float32", (2, 64, 0): "float64",
+    (4, 16, 0): "bfloat16", (5, 32, 0): "complex32", (5, 64, 0): "complex64",
+    (5, 128, 0): "complex128", (6, 8, 0): "bool", (7, 8, 0): "float8_e3m4",
+    (8, 8, 0): "float8_e4m3", (9, 8, 0): "float8_e4m3b11fnuz", (10, 8, 0): "float8_e4m3fn",
+    (11, 8, 0): "float8_e4m3fnuz", (12, 8, 0): "float8_e5m2", (13, 8, 0): "float8_e5m2fnuz",
+    (14, 8, 0): "float8_e8m0fnu", (15, 6, PADDED): "float6_e2m3fn",
+    (15, 6, 0): "float6_e2m3fn (packed)", (16, 6, PADDED): "float6_e3m2fn",
+    (16, 6, 0): "float6_e3m2fn (packed)", (17, 4, PADDED): "float4_e2m1fn",
+    (17, 4, 0): "float4_e2m1fn_x2", (3, 64, 0): "other", (2, 8, 0): "other", (0, 4, 0): "other",
+    (10, 16, 0): "other", (6, 1, 0): "other",
+}
+
+
+class ElementTypeTests(unittest.TestCase):
+    """A pointer's pointee against the array's dtype, for every pair: torch dtypes,
+    __cuda_array_interface__ typestrs and DLPack codes against pointees' parameters. Refused
+    before anything reaches the driver."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.torch = harness.TorchStandIn()
+        cls.torch.install()
+        cls.package = harness.import_package()
+        cls.driver = harness.FakeDriver()
+        cls.types = {row[0]: row[2] for row in cls.package.tlc.parameters("pointees")}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.torch.remove()
+
+    def setUp(self):
+        self.driver.clear()
+
+    def test_the_parameter_table_lists_what_each_pointer_takes(self):
+        rows = self.package.tlc.parameters("pointees")
+        self.assertEqual([row[0] for row in rows], list(POINTEES))
+        for keyword, kind, _ctype, _writable, _scalar, dtypes in rows:
+            expected = POINTEES[keyword]
+            with self.subTest(keyword):
+                self.assertEqual(None if dtypes is None else set(dtypes), expected)
+                if dtypes is not None:
+                    self.assertEqual(len(dtypes), len(expected))
+        for row in self.package.tlc.parameters("widths")[:-1]:
+            self.assertIsNone(row[5], "scalars take no arrays")
+
+    def launch(self, keyword, array):
+        arguments = dict.fromkeys(POINTEES, 0)
+        arguments[keyword] = array
+        self.package.pointees(**arguments, **LAUNCH)
+
+    def check_every_pair(self, arrays):
+        """`arrays`: (array, its dtype's name, how the message spells it)."""
+        for keyword, accepted in POINTEES.items():
+            for array, dtype, spelled in arrays:
+                with self.subTest(parameter=keyword, array=spelled):
+                    self.driver.clear()
+                    if accepted is None or dtype in accepted:
+                        self.launch(keyword, array)
+                        self.assertEqual(len(self.driver.launches()), 1)
+                        continue
+                    ctype = re.escape(self.types[keyword])
+                    names = "|".join(sorted(accepted))
+                    shown = (f"one of {re.escape(spelled)}" if dtype == "other"
+                             else f"{re.escape(dtype)} \\({re.escape(spelled)}\\)")
+                    with self.assertRaisesRegex(
+                            TypeError,
+                            rf"^pointees\(\): argument '{keyword}' \({ctype}\) takes an array of "
+                            rf"({names})( or ({names}))?, not {shown}; to pass its memory as it "
+                            r"is, pass its address as an int \(e.g. tensor.data_ptr\(\)\)$"):
+                        self.launch(keyword, array)
+                    self.assertEqual(self.driver.launches(), [], "refused before the driver")
+
+    def test_torch_dtypes(self):
+        self.check_every_pair([(Tensor(0x1000, dtype=name), dtype, f"torch.{name}")
+                               for name, dtype in TORCH_DTYPES.items()])
+
+    def test_cuda_array_interface_typestrs(self):
+        self.check_every_pair([(CudaArray(0x1000, typestr=typestr), dtype, f"typestr '{typestr}'")
+                               for typestr, dtype in TYPESTRS.items()])
+
+    def test_dlpack_codes(self):
+        arrays = []
+        for (code, bits, flags), dtype in DLPACK_DTYPES.items():
+            arrays.append((DLPackArray(0x1000, code=code, bits=bits, flags=flags), dtype,
+                           f"DLPack code {code}, {bits} bits"))
+        # Lanes are elements of the type; a legacy capsule has no flags: sub-byte types packed.
+        arrays.append((DLPackArray(0x1000, code=2, bits=32, lanes=4), "float32",
+                       "DLPack code 2, 32 bits"))
+        arrays.append((LegacyDLPackArray(0x1000, code=17, bits=4, flags=PADDED),
+                       "float4_e2m1fn_x2", "DLPack code 17, 4 bits"))
+        self.check_every_pair(arrays)
+
+    def test_messages(self):
+        saxpy = self.package.saxpy
+        with self.assertRaisesRegex(TypeError, r"^saxpy\(\): argument 'y' \(float \*\) takes an "
+                                    r"array of float32, not float16 \(torch.float16\); to pass its "
+                                    r"memory as it is, pass its address as an int \(e.g. "
+                                    r"tensor.data_ptr\(\)\)$"):
+            saxpy(Tensor(0x1000, dtype="float16"), 0, 1.0, 16, **LAUNCH)
+        with self.assertRaisesRegex(TypeError, r"^pointees\(\): argument 'f2' \(float2 \*\) takes "
+                                    r"an array of float32 or complex64, not int32 \(typestr '<i4'\)"):
+            self.launch("f2", CudaArray(0x1000, typestr="<i4"))
+        with self.assertRaisesRegex(TypeError, r"argument 'e4m3' \(__nv_fp8_e4m3 \*\) takes an "
+                                    r"array of float8_e4m3fn, not float8_e5m2 \(DLPack code 12, 8 "
+                                    r"bits\)"):
+            self.launch("e4m3", DLPackArray(0x1000, code=12, bits=8))
+        with self.assertRaisesRegex(TypeError, r"argument 'x' \(const float \*\) takes an array of "
+                                    r"float32, not one of typestr '\|V2'"):
+            saxpy(0, CudaArray(0x1000, typestr="|V2"), 1.0, 16, **LAUNCH)
+        self.assertEqual(self.driver.launches(), [])
+
+    def test_an_address_passes_any_memory(self):
+        half = Tensor(0x1000, dtype="float16")
+        self.package.saxpy(half.data_ptr(), 0, 1.0, 16, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["params"][0], 0x1000)
 
 
 class LaunchTests(unittest.TestCase):

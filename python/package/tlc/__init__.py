@@ -34,11 +34,15 @@ def launchers():
 
 
 def parameters(launcher):
-    """A launcher's parameters as tuples ``(keyword, kind, C type, writable, scalar type)``.
+    """A launcher's parameters as tuples ``(keyword, kind, C type, writable, scalar type,
+    element types)``.
 
     ``kind`` is ``"pointer"``, ``"scalar"``, ``"record"`` or ``"tensor_map"``; ``writable`` says
     whether the kernel may write through a pointer (its pointee is not const); ``scalar type``
-    is ``"i32"``, ``"f16"``, ... for scalars and ``None`` otherwise.
+    is ``"i32"``, ``"f16"``, ... for scalars and ``None`` otherwise; ``element types`` are the
+    dtypes a pointer takes arrays of, named as torch names them (``("float32",)`` for
+    ``float*``), and ``None`` where it takes any array (``void*``, ``char*``, structs) and for
+    other parameters.
     """
     return _ext.parameters[launcher]
 
@@ -59,7 +63,7 @@ def _torch_schema(params):
     """The op schema of a launcher, and the names of the arguments it mutates; None if a
     parameter has no torch type (structs passed by value)."""
     arguments, mutated = [], []
-    for keyword, kind, _ctype, writable, scalar in params:
+    for keyword, kind, _ctype, writable, scalar, _dtypes in params:
         if kind == "record":
             return None
         if kind == "scalar":

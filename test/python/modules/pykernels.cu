@@ -4,8 +4,13 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp4.h>
+#include <cuda_fp6.h>
+#include <cuda_fp8.h>
 #include <tlc/annotations.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 struct Pair {
@@ -56,3 +61,18 @@ __global__ void tiles(const __grid_constant__ CUtensorMap in TLC_TMA("dtype=f32 
   if (!out)
     asm volatile("prefetch.tensormap [%0];" ::"l"(&in) : "memory");
 }
+
+enum class Level : short { Low, High };
+
+// One pointer of each kind of element type the binding checks arrays against (docs/python.md,
+// "Element types"), and pointers that take any array.
+__global__ void pointees(float* f32, const double* f64, __half* f16, __nv_bfloat16* bf16, bool* b,
+                         signed char* i8, int8_t* i8t, short* i16, unsigned short* u16, int* i32,
+                         unsigned* u32, long* i64, long long* ll, unsigned long long* u64,
+                         size_t* size, Level* level, __nv_fp8_e4m3* e4m3, __nv_fp8x4_e4m3* e4m3x4,
+                         __nv_fp8_e5m2* e5m2, __nv_fp8_e8m0* e8m0, __nv_fp6_e2m3* e2m3,
+                         __nv_fp6_e3m2* e3m2, __nv_fp4_e2m1* e2m1, __nv_fp4x2_e2m1* e2m1x2,
+                         float4* f4, float2* f2, double2* d2, int2* i2, uint4* u4, char4* c4,
+                         __half2* h2, __nv_bfloat162* bf2, dim3* dims, void* any, char* chars,
+                         unsigned char* bytes, uint8_t* u8, std::byte* raw, Pair* pairs,
+                         float** pointers) {}
