@@ -41,15 +41,25 @@ struct ScalarSpelling {
 
 const ScalarSpelling& spellingOf(ScalarType type) {
   static const ScalarSpelling spellings[] = {
-      {"TLC_PY_BOOL", "b", "bool"},     {"TLC_PY_I8", "i8", "int"},
-      {"TLC_PY_U8", "u8", "int"},       {"TLC_PY_I16", "i16", "int"},
-      {"TLC_PY_U16", "u16", "int"},     {"TLC_PY_I32", "i32", "int"},
-      {"TLC_PY_U32", "u32", "int"},     {"TLC_PY_I64", "i64", "int"},
-      {"TLC_PY_U64", "u64", "int"},     {"TLC_PY_F16", "f16", "float"},
-      {"TLC_PY_BF16", "bf16", "float"}, {"TLC_PY_F32", "f32", "float"},
+      {"TLC_PY_BOOL", "b", "bool"},
+      {"TLC_PY_I8", "i8", "int"},
+      {"TLC_PY_U8", "u8", "int"},
+      {"TLC_PY_I16", "i16", "int"},
+      {"TLC_PY_U16", "u16", "int"},
+      {"TLC_PY_I32", "i32", "int"},
+      {"TLC_PY_U32", "u32", "int"},
+      {"TLC_PY_I64", "i64", "int"},
+      {"TLC_PY_U64", "u64", "int"},
+      {"TLC_PY_F16", "f16", "float"},
+      {"TLC_PY_BF16", "bf16", "float"},
+      {"TLC_PY_F32", "f32", "float"},
       {"TLC_PY_F64", "f64", "float"},
+      {"TLC_PY_F16X2", "f16x2", "tlc.Pair"},
+      {"TLC_PY_BF16X2", "bf16x2", "tlc.Pair"},
   };
-  static_assert(sizeof spellings / sizeof spellings[0] == 13, "one spelling per ScalarType");
+  static_assert(sizeof spellings / sizeof spellings[0] ==
+                    static_cast<size_t>(ScalarType::BF16x2) + 1,
+                "one spelling per ScalarType");
   return spellings[static_cast<size_t>(type)];
 }
 

@@ -46,8 +46,9 @@ const char* const tlc_py_dtype_names[TLC_PY_DT_COUNT] = {
 _Static_assert(TLC_PY_DT_COUNT <= 64, "tlc_py_param.accepts has a bit per dtype");
 
 static const char* const kKindNames[] = {"pointer", "scalar", "record", "tensor_map"};
-static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16",  "u16", "i32", "u32",
-                                           "i64",  "u64", "f16", "bf16", "f32", "f64"};
+static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16",   "u16",
+                                           "i32",  "u32", "i64", "u64",   "f16",
+                                           "bf16", "f32", "f64", "f16x2", "bf16x2"};
 
 tlc_py_state* tlc_py_state_of(PyObject* module) {
   return (tlc_py_state*)PyModule_GetState(module);

@@ -17,8 +17,8 @@ import harness
 from harness import (CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArray, RawInterface,
                      Tensor, interface)
 
-LAUNCHERS = ["by_value", "Error", "halves", "image_target", "launchers", "no_params", "pointees",
-             "register_torch_ops", "renamed", "saxpy", "tagged", "tiles", "widths"]
+LAUNCHERS = ["by_value", "Error", "halves", "image_target", "launchers", "no_params", "pairs",
+             "pointees", "register_torch_ops", "renamed", "saxpy", "tagged", "tiles", "widths"]
 OPTIONS = ["grid", "block", "shared_mem", "stream", "device", "cluster", "cooperative",
            "programmatic_dependent_launch", "l2_persist_base", "l2_persist_bytes",
            "l2_persist_hit_ratio"]
@@ -232,6 +232,17 @@ class ArgumentErrorTests(unittest.TestCase):
                      self.package.halves, 65520.0, 0.0, 0, **LAUNCH)
         self.refused(OverflowError, r"argument 'b' \(__nv_bfloat16\) = 3.4e\+38 is beyond "
                      r"bfloat16's range", self.package.halves, 0.0, 3.4e38, 0, **LAUNCH)
+
+    def test_pairs(self):
+        pairs = self.package.pairs
+        self.refused(TypeError, r"pairs\(\): argument 'h' \(__half2\) takes a pair of floats "
+                     r"\(x, y\), not float", pairs, 1.0, (0, 0), 0, **LAUNCH)
+        self.refused(TypeError, r"argument 'b' \(__nv_bfloat162\) takes a pair of floats \(x, y\), "
+                     r"not tuple", pairs, (0, 0), (1.0, 2.0, 3.0), 0, **LAUNCH)
+        self.refused(OverflowError, r"argument 'h' \(__half2\) = 70000.0 is beyond float16's "
+                     r"range", pairs, (1.0, 70000.0), (0, 0), 0, **LAUNCH)
+        self.refused(TypeError, r"argument 'h' \(__half2\) takes a float, not str", pairs,
+                     ("1", 0), (0, 0), 0, **LAUNCH)
 
     def test_options(self):
         saxpy = self.package.saxpy
@@ -682,6 +693,14 @@ class LaunchTests(unittest.TestCase):
         self.driver.clear()
         self.package.halves(math.nan, math.nan, 0, **LAUNCH)
         self.assertEqual(self.driver.only_launch()["params"][:2], [0x7E00, 0x7FC0])
+
+    def test_half2_and_bfloat162_from_pairs(self):
+        self.package.pairs((1.5, -2.0), [0.1, 3.0], 0, **LAUNCH)
+        params = self.driver.only_launch()["params"]
+        self.assertEqual(params[0], half_bits(1.5) | half_bits(-2.0) << 16)
+        self.assertEqual(params[1], bfloat16_bits(0.1) | bfloat16_bits(3.0) << 16)
+        self.assertEqual([row[4] for row in self.package.tlc.parameters("pairs")[:2]],
+                         ["f16x2", "bf16x2"])
 
     def test_structs_as_bytes_or_buffers(self):
         pair = Pair(7, 2.5, 1.0)

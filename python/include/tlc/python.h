@@ -44,7 +44,9 @@ enum tlc_py_scalar {
   TLC_PY_F16,
   TLC_PY_BF16,
   TLC_PY_F32,
-  TLC_PY_F64
+  TLC_PY_F64,
+  TLC_PY_F16X2, /* __half2: a pair of numbers */
+  TLC_PY_BF16X2 /* __nv_bfloat162 */
 };
 
 /* An array's element type, as torch, __cuda_array_interface__ (numpy's typestr) or DLPack says
@@ -126,6 +128,8 @@ typedef union tlc_py_value {
   tlc_bfloat16 bf16;
   float f32;
   double f64;
+  tlc_half2 f16x2;
+  tlc_bfloat162 bf16x2;
   void* record;       /* TLC_PY_RECORD: where its bytes are copied */
   tlc_tensor* tensor; /* TLC_PY_TENSOR_MAP: where the tensor is described */
 } tlc_py_value;

@@ -48,6 +48,7 @@ def parameters(launcher):
 
 
 _SCHEMA_SCALARS = {"bool": "bool", "f16": "float", "bf16": "float", "f32": "float", "f64": "float"}
+_NO_SCHEMA_SCALARS = ("f16x2", "bf16x2")  # pairs: no torch schema type
 
 # Launch options a torch op takes (the stream is torch's current stream on the tensors' device,
 # as for any torch op; the L2 window is left to the plain launchers).
@@ -61,10 +62,10 @@ _registered = {}
 
 def _torch_schema(params):
     """The op schema of a launcher, and the names of the arguments it mutates; None if a
-    parameter has no torch type (structs passed by value)."""
+    parameter has no torch type (structs passed by value, __half2 and __nv_bfloat162)."""
     arguments, mutated = [], []
     for keyword, kind, _ctype, writable, scalar, _dtypes in params:
-        if kind == "record":
+        if kind == "record" or scalar in _NO_SCHEMA_SCALARS:
             return None
         if kind == "scalar":
             arguments.append(f"{_SCHEMA_SCALARS.get(scalar, 'int')} {keyword}")
@@ -102,8 +103,8 @@ def register_torch_ops(namespace=None):
     ``cooperative`` and ``programmatic_dependent_launch``, launches on torch's current stream,
     and declares as mutated (``mutates_args``) the tensors the kernel may write: its non-const
     pointer parameters and its tensor maps. The ops work inside ``torch.compile`` without graph
-    breaks and under CUDA graph capture. Launchers taking a struct by value have no torch
-    schema and are left out.
+    breaks and under CUDA graph capture. Launchers taking a struct, a ``__half2`` or a
+    ``__nv_bfloat162`` by value have no torch schema and are left out.
 
     ``namespace`` defaults to the package's name. Registering a namespace again returns the
     ops registered before. Returns an object with one attribute per op (the

@@ -30,6 +30,8 @@ Pointer = Union[Array, int, None]
 Dim3 = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int], Sequence[int]]
 #: stream=: a CUstream's address, or an object that says it.
 Stream = Union[int, CudaStreamProtocol, HasCudaStream, None]
+#: __half2, __nv_bfloat162 by value: (x, y).
+Pair = Union[Tuple[float, float], Sequence[float]]
 #: A struct passed by value: its bytes, or any buffer of its size (a ctypes.Structure).
 Record = Union[bytes, bytearray, memoryview, Any]
 

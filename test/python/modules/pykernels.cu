@@ -36,6 +36,8 @@ __global__ void halves(__half h, __nv_bfloat16 b, __half* out) {
   out[0] = __hadd(h, __float2half(__bfloat162float(b)));
 }
 
+__global__ void pairs(__half2 h, __nv_bfloat162 b, __half2* out) { out[0] = h; }
+
 __global__ void by_value(Pair pair, int* out) { out[0] = pair.first + (int)pair.second; }
 
 // Parameters named like launch options and Python keywords get a `_` appended.
