@@ -361,7 +361,21 @@ Kernel withoutEmptyParams(const Kernel& kernel) {
   return visible;
 }
 
+// Whether NAME.tlc.get and launchers() also name `kernel` by its C++ name: where that name
+// differs from the launcher's, names no other kernel and is no launcher's name (a launcher's
+// own name wins). python/package/tlc/__init__.py applies the same rule at run time.
+bool hasCxxAlias(const Kernel& kernel, const Module& module) {
+  if (kernel.displayName == kernel.launcher)
+    return false;
+  for (const Kernel& other : module.kernels)
+    if (other.launcher == kernel.displayName ||
+        (&other != &kernel && other.displayName == kernel.displayName))
+      return false;
+  return true;
+}
+
 void addPythonView(const Module& module, nlohmann::json& view) {
+  bool cxxAliases = false;
   for (size_t k = 0; k < module.kernels.size(); ++k) {
     const Kernel kernel = withoutEmptyParams(module.kernels[k]);
     nlohmann::json& kernelView = view["kernels"][k];
@@ -384,8 +398,14 @@ void addPythonView(const Module& module, nlohmann::json& view) {
         {"slots", std::to_string(std::max<size_t>(1, kernel.params.size()))},
         {"doc_literal", cEscaped(textSignature(kernel, keywords) + "\n--\n\n" + doc)},
         {"stub_doc", pythonDocEscaped(doc)},
+        {"cxx_name_literal", cEscaped(kernel.displayName)},
     };
+    if (hasCxxAlias(module.kernels[k], module)) {
+      kernelView["python"]["cxx_alias"] = pythonDocEscaped(kernel.displayName);
+      cxxAliases = true;
+    }
   }
+  view["python_has_cxx_aliases"] = cxxAliases;
 }
 
 } // namespace tlc

@@ -313,30 +313,38 @@ static PyObject* parameter_table(const tlc_py_launcher* launcher) {
   return table;
 }
 
-/* `launchers`: name -> function; `parameters`: name -> parameter table. */
+/* `launchers`: name -> function; `parameters`: name -> parameter table; `cxx_names`: name ->
+   the kernel's C++ name (NAME.tlc.get looks launchers up by it). */
 static int add_launchers(PyObject* extension, tlc_py_state* state) {
   const tlc_py_module* module = state->module;
   PyObject* owner = PyUnicode_FromString(module->name); /* the functions' __module__ */
   PyObject* launchers = PyDict_New();
   PyObject* parameters = PyDict_New();
-  int result = owner && launchers && parameters ? 0 : -1;
+  PyObject* cxx_names = PyDict_New();
+  int result = owner && launchers && parameters && cxx_names ? 0 : -1;
   for (int i = 0; result == 0 && i < module->launcher_count; ++i) {
+    const tlc_py_launcher* launcher = &module->launchers[i];
     PyObject* function = PyCFunction_NewEx(&module->methods[i], extension, owner);
-    PyObject* table = parameter_table(&module->launchers[i]);
-    if (!function || !table ||
-        PyDict_SetItemString(launchers, module->launchers[i].name, function) < 0 ||
-        PyDict_SetItemString(parameters, module->launchers[i].name, table) < 0)
+    PyObject* table = parameter_table(launcher);
+    PyObject* cxx_name = PyUnicode_FromString(launcher->cxx_name);
+    if (!function || !table || !cxx_name ||
+        PyDict_SetItemString(launchers, launcher->name, function) < 0 ||
+        PyDict_SetItemString(parameters, launcher->name, table) < 0 ||
+        PyDict_SetItemString(cxx_names, launcher->name, cxx_name) < 0)
       result = -1;
     Py_XDECREF(function);
     Py_XDECREF(table);
+    Py_XDECREF(cxx_name);
   }
   if (result == 0 && (PyModule_AddObjectRef(extension, "launchers", launchers) < 0 ||
                       PyModule_AddObjectRef(extension, "parameters", parameters) < 0 ||
+                      PyModule_AddObjectRef(extension, "cxx_names", cxx_names) < 0 ||
                       PyModule_AddStringConstant(extension, "module_name", module->name) < 0))
     result = -1;
   Py_XDECREF(owner);
   Py_XDECREF(launchers);
   Py_XDECREF(parameters);
+  Py_XDECREF(cxx_names);
   return result;
 }
 

@@ -5,20 +5,28 @@ process (test/python/CMakeLists.txt)."""
 
 import ast
 import ctypes
+import importlib.util
 import inspect
 import math
 import os
 import re
 import struct
+import subprocess
 import sys
+import tempfile
 import unittest
 
 import harness
 from harness import (CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArray, RawInterface,
                      Tensor, interface)
 
-LAUNCHERS = ["by_value", "Error", "halves", "image_target", "launchers", "no_params", "pairs",
-             "pointees", "register_torch_ops", "renamed", "saxpy", "tagged", "tiles", "widths"]
+LAUNCHERS = ["axpy_float", "axpy_unsigned_int", "by_value", "Error", "halves", "image_target",
+             "launchers", "nn_fill_long_long_4", "no_params", "pairs", "pointees",
+             "register_torch_ops", "renamed", "saxpy", "scale_double_ptr_double",
+             "scale_float_ptr_float", "tagged", "tiles", "widths"]
+# The C++ names launchers() lists besides the launchers' (the overloads' "scale" names two).
+CXX_NAMES = {"axpy<float>": "axpy_float", "axpy<unsigned int>": "axpy_unsigned_int",
+             "nn::fill<long long, 4U>": "nn_fill_long_long_4"}
 OPTIONS = ["grid", "block", "shared_mem", "stream", "device", "cluster", "cooperative",
            "programmatic_dependent_launch", "l2_persist_base", "l2_persist_bytes",
            "l2_persist_hit_ratio"]
@@ -75,7 +83,7 @@ class PackageTests(unittest.TestCase):
         self.assertTrue(issubclass(helpers.Error, RuntimeError))
         self.assertEqual(helpers.Error.__module__, "pykernels.tlc")
         self.assertTrue(callable(helpers.register_torch_ops))
-        self.assertEqual(sorted(helpers.launchers()), sorted(LAUNCHERS))
+        self.assertEqual(sorted(helpers.launchers()), sorted(LAUNCHERS + list(CXX_NAMES)))
         self.assertEqual(list(helpers.launch_options), OPTIONS)
 
     def test_importing_never_imports_torch(self):
@@ -126,7 +134,7 @@ class PackageTests(unittest.TestCase):
 
     def test_stubs_match_the_functions(self):
         functions = {node.name: node for node in self.stubs("__init__.pyi").body
-                     if isinstance(node, ast.FunctionDef)}
+                     if isinstance(node, ast.FunctionDef) and not node.name.startswith("__")}
         self.assertEqual(sorted(functions), sorted(LAUNCHERS))
         for name, node in functions.items():
             stub = [a.arg for a in node.args.args] + [a.arg for a in node.args.kwonlyargs]
@@ -147,6 +155,75 @@ class PackageTests(unittest.TestCase):
                    if isinstance(node, ast.Assign)}
         self.assertLessEqual({"Pointer", "Array", "Record", "Dim3", "Stream"}, defined)
         self.assertTrue(os.path.exists(os.path.join(harness.OUTPUT_DIR, "pykernels", "py.typed")))
+
+    def test_launchers_by_cxx_name(self):
+        get, launchers = self.package.tlc.get, self.package.tlc.launchers()
+        for cxx_name, name in CXX_NAMES.items():
+            self.assertIs(launchers[cxx_name], getattr(self.package, name))
+            self.assertIs(get(cxx_name), getattr(self.package, name))
+            self.assertIs(get(name), getattr(self.package, name))
+        axpy_float, axpy_unsigned = self.package.axpy_float, self.package.axpy_unsigned_int
+        fill = self.package.nn_fill_long_long_4
+        for spelling, launcher in [
+            (" axpy < float > ", axpy_float), ("axpy<unsigned>", axpy_unsigned),
+            ("axpy<unsigned int>", axpy_unsigned), ("axpy<int unsigned>", axpy_unsigned),
+            ("nn::fill<long long,4U>", fill), ("nn::fill<long long int, 4>", fill),
+            ("::nn::fill<signed long long, 0x4>", fill), ("nn :: fill < long long , 4ull >", fill),
+            ("saxpy", self.package.saxpy), ("scale_float_ptr_float", self.package.scale_float_ptr_float),
+        ]:
+            with self.subTest(spelling):
+                self.assertIs(get(spelling), launcher)
+        self.assertNotIn("scale", launchers)
+        with self.assertRaisesRegex(KeyError, r"pykernels.tlc.get: 'scale' names 2 kernels, the "
+                                    r"launchers scale_(float_ptr_float|double_ptr_double), "
+                                    r"scale_(float_ptr_float|double_ptr_double); get one by its "
+                                    r"launcher name"):
+            get("scale")
+        for missing in ["axpy<double>", "axpy", "nn::fill<long long, 5>", "fill<long long, 4>"]:
+            with self.subTest(missing), self.assertRaisesRegex(
+                    KeyError, rf"no launcher of pykernels is named '{re.escape(missing)}', as a "
+                    r"launcher or by its kernel's C\+\+ name"):
+                get(missing)
+
+    def test_stubs_type_get_by_cxx_name(self):
+        stubs = self.stubs("__init__.pyi").body
+        protocols = {node.name: node for node in stubs if isinstance(node, ast.ClassDef)}
+        overloads = [node for node in stubs
+                     if isinstance(node, ast.FunctionDef) and node.name == "__tlc_get__"]
+        typed = {}
+        for node in overloads[:-1]:
+            names = ast.literal_eval(node.args.args[0].annotation.slice)
+            typed[names[0]] = (names[1], ast.unparse(node.returns))
+        self.assertEqual({cxx: name for cxx, (name, _) in typed.items()}, CXX_NAMES)
+        for cxx_name, (name, returned) in typed.items():
+            call = next(f for f in protocols[returned].body if f.name == "__call__")
+            arguments = [a.arg for a in call.args.args[1:]] + [a.arg for a in call.args.kwonlyargs]
+            self.assertEqual(arguments, list(inspect.signature(getattr(self.package, name)).parameters))
+        self.assertEqual(ast.unparse(overloads[-1].args.args[0].annotation), "str")
+        self.assertEqual(ast.unparse(overloads[-1].returns), "Callable[..., None]")
+        self.assertIs(self.package.__tlc_get__, self.package.tlc.get)
+        helpers = self.stubs("tlc", "__init__.pyi").body
+        imports = [node for node in helpers if isinstance(node, ast.ImportFrom) and node.level == 2]
+        self.assertEqual([(a.name, a.asname) for node in imports for a in node.names],
+                         [("__tlc_get__", "get")])
+
+    @unittest.skipUnless(importlib.util.find_spec("mypy"), "mypy is not installed")
+    def test_a_type_checker_reads_get_by_cxx_name(self):
+        with tempfile.TemporaryDirectory() as folder:
+            program = os.path.join(folder, "use.py")
+            with open(program, "w") as file:
+                file.write("import pykernels\n"
+                           "f = pykernels.tlc.get('axpy<float>')\n"
+                           "reveal_type(f)\n"
+                           "f(1.0, 0, 0, grid=1, block=1)\n"
+                           "f(1.0, 0, 0, grid=1, block=1, bogus=3)\n")
+            result = subprocess.run(
+                [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull,
+                 program], capture_output=True, text=True,
+                env=dict(os.environ, MYPYPATH=harness.OUTPUT_DIR))
+        self.assertIn('Revealed type is "pykernels.__tlc_launcher_axpy_float__"', result.stdout)
+        self.assertIn('Unexpected keyword argument "bogus"', result.stdout)
+        self.assertIn("Found 1 error in 1 file", result.stdout, result.stdout)
 
     def test_extension_is_abi3_and_finds_the_library_beside_the_package(self):
         extension = self.package.tlc._ext.__file__

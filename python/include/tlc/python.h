@@ -109,6 +109,7 @@ typedef struct tlc_py_launcher {
   const char* name; /* NAME_<name> in C, NAME.<name> in Python */
   const tlc_py_param* params;
   int param_count;
+  const char* cxx_name; /* the kernel's C++ name with its template arguments: "axpy<float>" */
 } tlc_py_launcher;
 
 /* One converted argument, in the member its parameter's C type names. Records and tensor maps

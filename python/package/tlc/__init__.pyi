@@ -2,6 +2,23 @@
 # package's own stubs (NAME/__init__.pyi, generated from the kernel signatures) name.
 from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
+# get(name): typed in the package's own stubs, NAME/__init__.pyi, which know each launcher's
+# C++ name and signature (exported through __all__).
+from .. import __tlc_get__ as get
+
+__all__ = [
+    "Error",
+    "get",
+    "image_target",
+    "launch_options",
+    "launchers",
+    "load",
+    "parameters",
+    "register_torch_ops",
+    "status_string",
+    "unload",
+]
+
 class CudaArrayInterface(Protocol):
     """CuPy, Numba and any array with __cuda_array_interface__ (torch tensors too)."""
 

@@ -53,6 +53,20 @@ __global__ void image_target(int* x) { x[0] = 4; }
 
 __global__ void no_params() {}
 
+// Template instances: launchers named from their template arguments (axpy_float), which
+// pykernels.tlc.get also finds by their C++ names ("axpy<float>").
+template <typename T> __global__ void axpy(T a, const T* x, T* y) {}
+template __global__ void axpy<float>(float, const float*, float*);
+template __global__ void axpy<unsigned int>(unsigned int, const unsigned int*, unsigned int*);
+namespace nn {
+template <typename T, unsigned N> __global__ void fill(T* x) {}
+template __global__ void fill<long long, 4>(long long*);
+} // namespace nn
+
+// Overloads: one C++ name, two launchers (scale_float_ptr_float, scale_double_ptr_double).
+__global__ void scale(float* x, float a) {}
+__global__ void scale(double* x, double a) {}
+
 // An empty tag parameter: the C launcher passes it itself, so Python callers never see it.
 __global__ void tagged(int* out, std::integral_constant<int, 3> three, int n) {
   out[0] = three.value + n;
