@@ -108,31 +108,89 @@ static int has_attribute(PyObject* object, PyObject* name) {
   return PyObject_HasAttr((PyObject*)Py_TYPE(object), name) || PyObject_HasAttr(object, name);
 }
 
-static int classify(tlc_py_state* state, PyObject* object) {
+/* A torch tensor type's attribute `name` (a method, or the dtype descriptor), looked up once
+   as CPython's method cache would; NULL (no exception) where the type has none. */
+static PyObject* type_attribute(PyObject* type, PyObject* name) {
+  PyObject* attribute = PyObject_GetAttr(type, name);
+  if (!attribute)
+    PyErr_Clear();
+  return attribute;
+}
+
+/* What a new type gives: how it gives an address, and for torch tensors their methods. */
+static void learn_type(tlc_py_state* state, PyObject* object, tlc_py_type_info* info) {
   PyObject* type = (PyObject*)Py_TYPE(object);
-  if (type == state->torch_tensor)
-    return ARRAY_TORCH;
-  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
-    if (state->cached_types[i] == type)
-      return state->cached_kinds[i];
-  int kind = ARRAY_NONE;
+  info->kind = ARRAY_NONE;
   if (is_torch_tensor(state, object))
-    kind = ARRAY_TORCH;
+    info->kind = ARRAY_TORCH;
   else if (has_attribute(object, state->strings.cuda_array_interface))
-    kind = ARRAY_CAI;
+    info->kind = ARRAY_CAI;
   else if (has_attribute(object, state->strings.dlpack))
-    kind = ARRAY_DLPACK;
+    info->kind = ARRAY_DLPACK;
   else if (PyIndex_Check(object) && !PyBool_Check(object))
-    kind = ARRAY_INDEX;
-  if (kind == ARRAY_NONE)
-    return kind;
-  int slot = state->next_cached;
-  state->next_cached = (slot + 1) % TLC_PY_TYPE_CACHE;
-  Py_INCREF(type);
-  Py_XDECREF(state->cached_types[slot]);
-  state->cached_types[slot] = type;
-  state->cached_kinds[slot] = (unsigned char)kind;
-  return kind;
+    info->kind = ARRAY_INDEX;
+  info->dlpack_device = (unsigned char)PyObject_HasAttr(type, state->strings.dlpack_device);
+  if (info->kind != ARRAY_TORCH)
+    return;
+  info->data_ptr = type_attribute(type, state->strings.data_ptr);
+  info->get_device = type_attribute(type, state->strings.get_device);
+  PyObject* dtype = type_attribute(type, state->strings.dtype);
+  /* Only a data descriptor (torch's getset) wins over the instance's own attributes. */
+  PyTypeObject* kind = dtype ? Py_TYPE(dtype) : NULL;
+  if (kind && PyType_GetSlot(kind, Py_tp_descr_get) && PyType_GetSlot(kind, Py_tp_descr_set)) {
+    info->dtype = dtype;
+    info->get_dtype = (descrgetfunc)PyType_GetSlot(kind, Py_tp_descr_get);
+  } else {
+    Py_XDECREF(dtype);
+  }
+}
+
+static void release_type(tlc_py_type_info* info) {
+  Py_CLEAR(info->type);
+  Py_CLEAR(info->data_ptr);
+  Py_CLEAR(info->get_device);
+  Py_CLEAR(info->dtype);
+}
+
+/* How `object`'s type gives an address: a copy of what the cache knows (decided the first
+   time), holding its own references, so that Python code an argument runs (a property) may
+   call a launcher and replace cache entries meanwhile. release_info() drops them. */
+static void classify(tlc_py_state* state, PyObject* object, tlc_py_type_info* info) {
+  PyObject* type = (PyObject*)Py_TYPE(object);
+  tlc_py_type_info* known = NULL;
+  for (int i = 0; i < TLC_PY_TYPE_CACHE && !known; ++i)
+    if (state->types[i].type == type)
+      known = &state->types[i];
+  if (!known) {
+    tlc_py_type_info learned = {0};
+    learn_type(state, object, &learned);
+    if (learned.kind == ARRAY_NONE) {
+      *info = learned;
+      return;
+    }
+    known = &state->types[state->next_type];
+    state->next_type = (state->next_type + 1) % TLC_PY_TYPE_CACHE;
+    release_type(known);
+    Py_INCREF(type);
+    learned.type = type;
+    *known = learned;
+  }
+  *info = *known;
+  Py_XINCREF(info->type);
+  Py_XINCREF(info->data_ptr);
+  Py_XINCREF(info->get_device);
+  Py_XINCREF(info->dtype);
+}
+
+static void release_info(tlc_py_type_info* info) {
+  release_type(info);
+}
+
+/* Remembers that `type`'s __dlpack__ takes no max_version. */
+static void learn_legacy_dlpack(tlc_py_state* state, PyObject* type) {
+  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
+    if (state->types[i].type == type)
+      state->types[i].legacy_dlpack = 1;
 }
 
 /* ---- fields, checked before use ------------------------------------------------------- */
@@ -162,6 +220,19 @@ static int field_error(PyObject* exception, const tlc_py_where* where, const cha
 static int integer_field(const tlc_py_where* where, const char* field, Py_ssize_t index,
                          PyObject* value, long long min, unsigned long long max, const char* what,
                          long long* as_signed, unsigned long long* as_unsigned) {
+  if (PyLong_CheckExact(value)) { /* the usual case, without the checks a message needs */
+    int overflow = 0;
+    long long small = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (!overflow && !(small == -1 && PyErr_Occurred()) && small >= min &&
+        (small < 0 || (unsigned long long)small <= max)) {
+      if (as_signed)
+        *as_signed = small;
+      if (as_unsigned)
+        *as_unsigned = (unsigned long long)small;
+      return 0;
+    }
+    PyErr_Clear();
+  }
   if (PyBool_Check(value) || !(PyLong_Check(value) || PyIndex_Check(value))) {
     PyObject* type = tlc_py_type_name(value);
     field_error(PyExc_TypeError, where, field, index, "of type %U; it must be an int (%s)", type,
@@ -402,8 +473,10 @@ static int torch_dtype(tlc_py_state* state, PyObject* dtype) {
 }
 
 static int check_torch_dtype(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                             unsigned long long accepts) {
-  PyObject* dtype = PyObject_GetAttr(object, state->strings.dtype);
+                             const tlc_py_type_info* info, unsigned long long accepts) {
+  PyObject* dtype = info->get_dtype
+                        ? info->get_dtype(info->dtype, object, (PyObject*)Py_TYPE(object))
+                        : PyObject_GetAttr(object, state->strings.dtype);
   if (!dtype)
     return -1;
   int code = torch_dtype(state, dtype);
@@ -416,11 +489,13 @@ static int check_torch_dtype(tlc_py_state* state, const tlc_py_where* where, PyO
 
 /* ---- torch ------------------------------------------------------------------------------ */
 
-/* `method()`'s int result: the tensor's own methods, checked like any producer's fields. */
-static int call_for_int(const tlc_py_where* where, PyObject* object, PyObject* method,
-                        const char* field, long long min, unsigned long long max, const char* what,
-                        long long* as_signed, unsigned long long* as_unsigned) {
-  PyObject* result = PyObject_CallMethodObjArgs(object, method, NULL);
+/* `method()`'s int result: the tensor's own methods, checked like any producer's fields.
+   `function` is the type's method (a call without looking it up), or NULL. */
+static int call_for_int(const tlc_py_where* where, PyObject* object, PyObject* function,
+                        PyObject* method, const char* field, long long min, unsigned long long max,
+                        const char* what, long long* as_signed, unsigned long long* as_unsigned) {
+  PyObject* result = function ? PyObject_CallFunctionObjArgs(function, object, NULL)
+                              : PyObject_CallMethodObjArgs(object, method, NULL);
   if (!result)
     return -1;
   int status = integer_field(where, field, -1, result, min, max, what, as_signed, as_unsigned);
@@ -429,27 +504,28 @@ static int call_for_int(const tlc_py_where* where, PyObject* object, PyObject* m
 }
 
 static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                      const array_request* request, array_view* view) {
+                      const tlc_py_type_info* info, const array_request* request,
+                      array_view* view) {
   long long device = 0;
-  if (call_for_int(where, object, state->strings.get_device, "get_device()", -1, INT_MAX,
-                   "a device (-1 for the CPU, or a CUDA ordinal)", &device, NULL) < 0)
+  if (call_for_int(where, object, info->get_device, state->strings.get_device, "get_device()", -1,
+                   INT_MAX, "a device (-1 for the CPU, or a CUDA ordinal)", &device, NULL) < 0)
     return -1;
   if (device < 0)
     return tlc_py_argument_error(PyExc_ValueError, where,
                                  "is a tensor outside CUDA memory (on the CPU or the meta "
                                  "device); pass a CUDA tensor");
   view->device = (int)device;
-  if (call_for_int(where, object, state->strings.data_ptr, "data_ptr()", 0, UINT64_MAX, kAddress,
-                   NULL, &view->address) < 0)
+  if (call_for_int(where, object, info->data_ptr, state->strings.data_ptr, "data_ptr()", 0,
+                   UINT64_MAX, kAddress, NULL, &view->address) < 0)
     return -1;
   if (request->accepts != TLC_PY_ACCEPTS_ANY &&
-      check_torch_dtype(state, where, object, request->accepts) < 0)
+      check_torch_dtype(state, where, object, info, request->accepts) < 0)
     return -1;
   if (!request->layout)
     return 0;
   long long itemsize = 0;
-  if (call_for_int(where, object, state->strings.element_size, "element_size()", 1, MAX_ITEMSIZE,
-                   "an element size (1 to 65535 bytes)", &itemsize, NULL) < 0)
+  if (call_for_int(where, object, NULL, state->strings.element_size, "element_size()", 1,
+                   MAX_ITEMSIZE, "an element size (1 to 65535 bytes)", &itemsize, NULL) < 0)
     return -1;
   view->itemsize = (unsigned)itemsize;
   PyObject* shape = PyObject_GetAttr(object, state->strings.shape);
@@ -565,7 +641,8 @@ static int interface_typestr(const tlc_py_where* where, PyObject* typestr, char*
 }
 
 static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                          const array_request* request, int first, array_view* view) {
+                          const tlc_py_type_info* info, const array_request* request, int first,
+                          array_view* view) {
   PyObject* interface = PyObject_GetAttr(object, state->strings.cuda_array_interface);
   if (!interface)
     return -1;
@@ -589,7 +666,7 @@ static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObje
   if (PyErr_Occurred() ||
       interface_stream(where, interface_item(interface, state->strings.stream), view) < 0)
     goto done;
-  if (first) /* only the first array decides the device */
+  if (first && info->dlpack_device) /* only the first array decides the device */
     view->device = dlpack_device_of(state, object);
   if (request->layout || request->accepts != TLC_PY_ACCEPTS_ANY) {
     char order = 0, kind = 0;
@@ -627,20 +704,28 @@ done:
 /* Calls __dlpack__(stream=..., max_version=(1, 0)), or without max_version for producers that
    predate DLPack 1.0. `stream` is what the launch will use: the producer makes its data ready
    there (None when the launch's stream is not decided yet: the legacy default stream). */
-static PyObject* export_dlpack(tlc_py_state* state, PyObject* object, PyObject* stream) {
+static PyObject* export_dlpack(tlc_py_state* state, PyObject* object, const tlc_py_type_info* info,
+                               PyObject* stream) {
   PyObject* method = PyObject_GetAttr(object, state->strings.dlpack);
   if (!method)
     return NULL;
-  PyObject* empty = PyTuple_New(0);
-  PyObject* keywords =
-      Py_BuildValue("{OOO(ii)}", state->strings.stream, stream, state->strings.max_version, 1, 0);
-  PyObject* capsule = empty && keywords ? PyObject_Call(method, empty, keywords) : NULL;
-  if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) {
-    PyErr_Clear();
-    PyDict_DelItem(keywords, state->strings.max_version);
-    capsule = PyObject_Call(method, empty, keywords);
+  PyObject* keywords = PyDict_New();
+  PyObject* capsule = NULL;
+  if (keywords && PyDict_SetItem(keywords, state->strings.stream, stream) == 0) {
+    if (!info->legacy_dlpack &&
+        PyDict_SetItem(keywords, state->strings.max_version, state->dlpack_max_version) == 0) {
+      capsule = PyObject_Call(method, state->empty_tuple, keywords);
+      if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        /* A producer from before DLPack 1.0: asked without max_version from now on. */
+        PyErr_Clear();
+        learn_legacy_dlpack(state, (PyObject*)Py_TYPE(object));
+        PyDict_DelItem(keywords, state->strings.max_version);
+        capsule = PyObject_Call(method, state->empty_tuple, keywords);
+      }
+    } else if (info->legacy_dlpack) {
+      capsule = PyObject_Call(method, state->empty_tuple, keywords);
+    }
   }
-  Py_XDECREF(empty);
   Py_XDECREF(keywords);
   Py_DECREF(method);
   return capsule;
@@ -705,15 +790,15 @@ static int dltensor_layout(const tlc_py_where* where, const DLTensor* tensor, ar
 }
 
 static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                       const array_request* request, const tlc_py_defaults* defaults,
-                       array_view* view) {
+                       const tlc_py_type_info* info, const array_request* request,
+                       const tlc_py_defaults* defaults, array_view* view) {
   PyObject* stream;
   if (defaults->stream_known)
     /* DLPack spells the legacy default stream 1 (0 is ambiguous there). */
     stream = PyLong_FromUnsignedLongLong(defaults->stream ? (uintptr_t)defaults->stream : 1);
   else
     stream = (Py_INCREF(Py_None), Py_None);
-  PyObject* capsule = stream ? export_dlpack(state, object, stream) : NULL;
+  PyObject* capsule = stream ? export_dlpack(state, object, info, stream) : NULL;
   Py_XDECREF(stream);
   if (!capsule)
     return -1;
@@ -787,25 +872,26 @@ static int apply_defaults(tlc_py_state* state, const tlc_py_where* where, int ki
   return 0;
 }
 
-static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int kind,
-                      const array_request* request, tlc_py_defaults* defaults, array_view* view) {
+static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                      const tlc_py_type_info* info, const array_request* request,
+                      tlc_py_defaults* defaults, array_view* view) {
   int first = !defaults->array_seen;
   int result = -1;
-  switch (kind) {
+  switch (info->kind) {
   case ARRAY_TORCH:
-    result = read_torch(state, where, object, request, view);
+    result = read_torch(state, where, object, info, request, view);
     break;
   case ARRAY_CAI:
-    result = read_interface(state, where, object, request, first, view);
+    result = read_interface(state, where, object, info, request, first, view);
     break;
   case ARRAY_DLPACK:
-    result = read_dlpack(state, where, object, request, defaults, view);
+    result = read_dlpack(state, where, object, info, request, defaults, view);
     break;
   }
   if (result < 0)
     return -1;
   defaults->array_seen = 1;
-  return apply_defaults(state, where, kind, view, defaults, first);
+  return apply_defaults(state, where, info->kind, view, defaults, first);
 }
 
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,
@@ -823,42 +909,51 @@ int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* obj
   }
   if (PyBool_Check(object))
     return unsupported(where, object, 1);
-  int kind = classify(state, object);
-  if (kind == ARRAY_NONE)
-    return unsupported(where, object, 1);
-  if (kind == ARRAY_INDEX) {
-    if (tlc_py_unsigned(where, object, UINT64_MAX, &value) < 0)
-      return -1;
+  tlc_py_type_info info;
+  classify(state, object, &info);
+  int result = 0;
+  if (info.kind == ARRAY_NONE) {
+    result = unsupported(where, object, 1);
+  } else if (info.kind == ARRAY_INDEX) {
+    result = tlc_py_unsigned(where, object, UINT64_MAX, &value);
     *address = (void*)(uintptr_t)value;
-    return 0;
+  } else {
+    array_view view = {0};
+    view.device = -1;
+    array_request request = {0, accepts};
+    result = read_array(state, where, object, &info, &request, defaults, &view);
+    if (result == 0 && writable && view.read_only)
+      result = tlc_py_argument_error(PyExc_ValueError, where,
+                                     "points to data the kernel may write (the pointee is not "
+                                     "const), but the array is read-only");
+    *address = (void*)(uintptr_t)view.address;
   }
-  array_view view = {0};
-  view.device = -1;
-  array_request request = {0, accepts};
-  if (read_array(state, where, object, kind, &request, defaults, &view) < 0)
-    return -1;
-  if (writable && view.read_only)
-    return tlc_py_argument_error(PyExc_ValueError, where,
-                                 "points to data the kernel may write (the pointee is not "
-                                 "const), but the array is read-only");
-  *address = (void*)(uintptr_t)view.address;
-  return 0;
+  release_info(&info);
+  return result;
 }
 
 int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor) {
-  int kind = PyBool_Check(object) ? ARRAY_NONE : classify(state, object);
-  if (kind == ARRAY_NONE || kind == ARRAY_INDEX)
+  if (PyBool_Check(object))
     return unsupported(where, object, 0);
-  if (param->size < 8)
-    return tlc_py_argument_error(PyExc_TypeError, where,
-                                 "is a tensor map of packed %u-bit elements, which Python "
-                                 "callers cannot describe yet; call the C launcher",
-                                 param->size);
+  tlc_py_type_info info;
+  classify(state, object, &info);
+  int kind = info.kind;
   array_view view = {0};
   view.device = -1;
   array_request request = {1, TLC_PY_ACCEPTS_ANY};
-  if (read_array(state, where, object, kind, &request, defaults, &view) < 0)
+  int result;
+  if (kind == ARRAY_NONE || kind == ARRAY_INDEX)
+    result = unsupported(where, object, 0);
+  else if (param->size < 8)
+    result = tlc_py_argument_error(PyExc_TypeError, where,
+                                   "is a tensor map of packed %u-bit elements, which Python "
+                                   "callers cannot describe yet; call the C launcher",
+                                   param->size);
+  else
+    result = read_array(state, where, object, &info, &request, defaults, &view);
+  release_info(&info);
+  if (result < 0)
     return -1;
   if ((unsigned)view.ndim != param->rank)
     return tlc_py_argument_error(PyExc_ValueError, where,

@@ -25,6 +25,21 @@ enum tlc_py_array_kind {
   ARRAY_INDEX   /* an integer-like object (__index__): the address itself */
 };
 
+/* What the binding learned about an argument's type the first time it saw one (Arrays.c). */
+typedef struct tlc_py_type_info {
+  PyObject* type;              /* a strong reference; NULL: a free slot */
+  unsigned char kind;          /* tlc_py_array_kind */
+  unsigned char dlpack_device; /* it has __dlpack_device__ (CuPy): a CUDA array says its device */
+  unsigned char legacy_dlpack; /* __dlpack__ refused max_version: asked without it since */
+  /* torch tensors: the type's data_ptr and get_device and its dtype descriptor (strong
+     references; NULL: looked up on each tensor), so that a call does not look them up again,
+     and the descriptor's getter. */
+  PyObject* data_ptr;
+  PyObject* get_device;
+  PyObject* dtype;
+  descrgetfunc get_dtype;
+} tlc_py_type_info;
+
 #define TLC_PY_TYPE_CACHE 8
 #define TLC_PY_DTYPE_CACHE 32 /* torch has about 30 dtypes */
 
@@ -47,6 +62,8 @@ typedef struct tlc_py_strings {
   PyObject* cuda_stream;
   PyObject* cuda_stream_protocol; /* __cuda_stream__ */
   PyObject* dtype;
+  PyObject* descr; /* __cuda_array_interface__ keys the binding does not read */
+  PyObject* version;
 } tlc_py_strings;
 
 typedef struct tlc_py_state {
@@ -60,10 +77,12 @@ typedef struct tlc_py_state {
      current stream (torch._C._cuda_getCurrentRawStream). */
   PyObject* torch_tensor;
   PyObject* torch_current_stream;
-  /* Types seen before, with how they give an address (strong references). */
-  PyObject* cached_types[TLC_PY_TYPE_CACHE];
-  unsigned char cached_kinds[TLC_PY_TYPE_CACHE];
-  int next_cached;
+  /* Types seen before, with how they give an address. */
+  tlc_py_type_info types[TLC_PY_TYPE_CACHE];
+  int next_type; /* the slot the next new type takes */
+  /* __dlpack__'s arguments that do not change: () and max_version=(1, 0). */
+  PyObject* empty_tuple;
+  PyObject* dlpack_max_version;
   /* torch dtypes seen (torch.float32, ...: one object each), with their tlc_py_dtype (strong
      references). */
   PyObject* torch_dtypes[TLC_PY_DTYPE_CACHE];

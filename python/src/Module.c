@@ -196,8 +196,15 @@ static void free_state(void* module) {
     Py_CLEAR(strings[i]);
   Py_CLEAR(state->torch_tensor);
   Py_CLEAR(state->torch_current_stream);
-  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
-    Py_CLEAR(state->cached_types[i]);
+  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i) {
+    tlc_py_type_info* info = &state->types[i];
+    Py_CLEAR(info->type);
+    Py_CLEAR(info->data_ptr);
+    Py_CLEAR(info->get_device);
+    Py_CLEAR(info->dtype);
+  }
+  Py_CLEAR(state->empty_tuple);
+  Py_CLEAR(state->dlpack_max_version);
   for (int i = 0; i < state->torch_dtype_count; ++i)
     Py_CLEAR(state->torch_dtypes[i]);
 }
@@ -249,6 +256,12 @@ static int init_strings(tlc_py_strings* strings) {
   return 0;
 }
 
+static int init_constants(tlc_py_state* state) {
+  state->empty_tuple = PyTuple_New(0);
+  state->dlpack_max_version = Py_BuildValue("(ii)", 1, 0);
+  return state->empty_tuple && state->dlpack_max_version ? 0 : -1;
+}
+
 static int init_keywords(tlc_py_state* state) {
   const tlc_py_module* module = state->module;
   state->first_keyword = PyMem_Calloc((size_t)module->launcher_count + 1, sizeof(int));
@@ -272,7 +285,7 @@ static int init_keywords(tlc_py_state* state) {
   for (int i = 0; i < OPTION_COUNT; ++i)
     if (intern(&state->options[i], tlc_py_option_names[i]) < 0)
       return -1;
-  return init_strings(&state->strings);
+  return init_strings(&state->strings) < 0 ? -1 : init_constants(state);
 }
 
 /* A pointer's accepted element types by name, in tlc_py_dtype order; None: any array. */

@@ -76,6 +76,14 @@ static int integer_in_range(const tlc_py_where* where, PyObject* object, long lo
 
 int tlc_py_unsigned(const tlc_py_where* where, PyObject* object, unsigned long long max,
                     unsigned long long* value) {
+  if (PyLong_CheckExact(object)) { /* the usual case, without the checks a message needs */
+    unsigned long long number = PyLong_AsUnsignedLongLong(object);
+    if (!(number == (unsigned long long)-1 && PyErr_Occurred()) && number <= max) {
+      *value = number;
+      return 0;
+    }
+    PyErr_Clear();
+  }
   return integer_in_range(where, object, 0, max, NULL, value);
 }
 

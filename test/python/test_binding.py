@@ -169,7 +169,8 @@ class PackageTests(unittest.TestCase):
             ("axpy<unsigned int>", axpy_unsigned), ("axpy<int unsigned>", axpy_unsigned),
             ("nn::fill<long long,4U>", fill), ("nn::fill<long long int, 4>", fill),
             ("::nn::fill<signed long long, 0x4>", fill), ("nn :: fill < long long , 4ull >", fill),
-            ("saxpy", self.package.saxpy), ("scale_float_ptr_float", self.package.scale_float_ptr_float),
+            ("saxpy", self.package.saxpy),
+            ("scale_float_ptr_float", self.package.scale_float_ptr_float),
         ]:
             with self.subTest(spelling):
                 self.assertIs(get(spelling), launcher)
@@ -198,7 +199,8 @@ class PackageTests(unittest.TestCase):
         for cxx_name, (name, returned) in typed.items():
             call = next(f for f in protocols[returned].body if f.name == "__call__")
             arguments = [a.arg for a in call.args.args[1:]] + [a.arg for a in call.args.kwonlyargs]
-            self.assertEqual(arguments, list(inspect.signature(getattr(self.package, name)).parameters))
+            signature = inspect.signature(getattr(self.package, name))
+            self.assertEqual(arguments, list(signature.parameters))
         self.assertEqual(ast.unparse(overloads[-1].args.args[0].annotation), "str")
         self.assertEqual(ast.unparse(overloads[-1].returns), "Callable[..., None]")
         self.assertIs(self.package.__tlc_get__, self.package.tlc.get)
@@ -685,7 +687,8 @@ class ElementTypeTests(unittest.TestCase):
                                     r"tensor.data_ptr\(\)\)$"):
             saxpy(Tensor(0x1000, dtype="float16"), 0, 1.0, 16, **LAUNCH)
         with self.assertRaisesRegex(TypeError, r"^pointees\(\): argument 'f2' \(float2 \*\) takes "
-                                    r"an array of float32 or complex64, not int32 \(typestr '<i4'\)"):
+                                    r"an array of float32 or complex64, not int32 "
+                                    r"\(typestr '<i4'\)"):
             self.launch("f2", CudaArray(0x1000, typestr="<i4"))
         with self.assertRaisesRegex(TypeError, r"argument 'e4m3' \(__nv_fp8_e4m3 \*\) takes an "
                                     r"array of float8_e4m3fn, not float8_e5m2 \(DLPack code 12, 8 "
@@ -731,6 +734,18 @@ class LaunchTests(unittest.TestCase):
         self.assertEqual(launch["params"], [0, 0x20, float_bits(-1.0), 7])
         self.assertEqual(launch["grid"], [2, 3, 4])
         self.assertEqual(launch["shared_bytes"], 512)
+
+    def test_keywords_that_are_not_interned(self):
+        # Names built at run time are equal to the module's keywords, not identical to them.
+        keyword = lambda name: "".join(list(name))  # noqa: E731
+        arguments = {keyword("y"): 0x10, keyword("x"): 0x20, keyword("a"): 1.0, keyword("n"): 3,
+                     keyword("grid"): 2, keyword("block"): 64, keyword("stream"): 0x44}
+        self.assertIsNot(next(iter(arguments)), "y")
+        self.package.saxpy(**arguments)
+        launch = self.driver.only_launch()
+        self.assertEqual(launch["params"], [0x10, 0x20, float_bits(1.0), 3])
+        self.assertEqual((launch["grid"], launch["block"], launch["stream"]),
+                         ([2, 1, 1], [64, 1, 1], 0x44))
 
     def test_every_width(self):
         self.package.widths(True, -1, 255, -2, 65535, -3, 4294967295, -(1 << 63), (1 << 64) - 1,
@@ -890,6 +905,26 @@ class ArrayStandInTests(unittest.TestCase):
         self.assertEqual((y.reads, x.reads), (1, 1))
         self.assertEqual(imports.names, [])
 
+    def test_interface_keys_that_are_not_interned(self):
+        # Keys built at run time are equal to the names the binding looks for, not identical.
+        def built(fields):
+            return {"".join(list(key)): value for key, value in fields.items()}
+
+        matrix = built(harness.interface(0x180000, shape=(8, 16), strides=(128, 4), stream=0x66,
+                                         descr=[("", "<f4")]))
+        self.assertIsNot(next(iter(matrix)), "shape")
+        self.package.tiles(RawInterface(matrix), 0x50, **LAUNCH)
+        launch = self.driver.only_launch()
+        self.assertEqual((launch["tensor_maps"][0]["address"], launch["stream"]), (0x180000, 0x66))
+        self.assertEqual(launch["tensor_maps"][0]["strides"], [128])
+        self.driver.clear()
+        with self.assertRaisesRegex(ValueError, r"has __cuda_array_interface__\['stream'\] = -7"):
+            self.package.saxpy(RawInterface(built(harness.interface(stream=-7))), 0, 1.0, 16,
+                               **LAUNCH)
+        with self.assertRaisesRegex(TypeError, r"not float16 \(typestr '<f2'\)"):
+            self.package.saxpy(RawInterface(built(harness.interface(typestr="<f2"))), 0, 1.0, 16,
+                               **LAUNCH)
+
     def test_the_first_array_gives_the_stream(self):
         self.package.saxpy(CudaArray(0x1000, stream=0x77), CudaArray(0x2000, stream=0x88), 1.0,
                            16, **LAUNCH)
@@ -910,6 +945,21 @@ class ArrayStandInTests(unittest.TestCase):
         self.assertEqual(y.requests, [{"stream": None, "max_version": (1, 0)}])
         self.assertEqual(x.requests, [{"stream": 1, "max_version": None}])
         self.assertEqual(imports.names, [])
+
+    def test_a_producer_without_max_version_is_asked_without_it_from_then_on(self):
+        class Counting(DLPackArray):
+            attempts = 0
+
+            def __dlpack__(self, stream=None, **keywords):
+                Counting.attempts += 1
+                if keywords:
+                    raise TypeError("__dlpack__() got an unexpected keyword argument")
+                return super().__dlpack__(stream=stream)
+
+        for _ in range(3):
+            self.package.saxpy(Counting(0x30000), 0, 1.0, 16, **LAUNCH)
+        self.assertEqual(Counting.attempts, 4)  # one refused max_version, then three without
+        self.assertEqual(len(self.driver.launches()), 3)
 
     def test_dlpack_is_asked_for_the_launch_stream(self):
         y = DLPackArray(0x30000)
