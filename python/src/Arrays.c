@@ -7,7 +7,8 @@
 
 #include <dlpack/dlpack.h>
 
-#include <stdlib.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <string.h>
 
 /* DLPack 1.0's versioned tensor, which Debian 12's DLPack headers (0.6) predate; its layout is
@@ -26,8 +27,31 @@ typedef struct tlc_dlpack_versioned {
 } tlc_dlpack_versioned;
 
 #define TLC_DLPACK_READ_ONLY (1ull << 0)
+#define TLC_DLPACK_SUBBYTE_PADDED (1ull << 2) /* DLPack 1.1: one 4- or 6-bit value per byte */
 
-#define MAX_RANK 5 /* a tensor map's most dimensions */
+/* DLPack 1.1's element type codes beyond 0.6's (kDLInt ... kDLBool). */
+enum {
+  TLC_DL_FLOAT8_E3M4 = 7,
+  TLC_DL_FLOAT8_E4M3,
+  TLC_DL_FLOAT8_E4M3B11FNUZ,
+  TLC_DL_FLOAT8_E4M3FN,
+  TLC_DL_FLOAT8_E4M3FNUZ,
+  TLC_DL_FLOAT8_E5M2,
+  TLC_DL_FLOAT8_E5M2FNUZ,
+  TLC_DL_FLOAT8_E8M0FNU,
+  TLC_DL_FLOAT6_E2M3FN,
+  TLC_DL_FLOAT6_E3M2FN,
+  TLC_DL_FLOAT4_E2M1FN
+};
+
+#define MAX_RANK 5          /* a tensor map's most dimensions */
+#define MAX_ITEMSIZE 0xFFFF /* bytes; more is no element type a kernel reads */
+
+/* What a parameter asks of an array: its layout (tensor maps), the element types it takes. */
+typedef struct array_request {
+  int layout;
+  unsigned long long accepts; /* TLC_PY_ACCEPTS_ANY: the element type is not read */
+} array_request;
 
 /* What an array argument says about itself. The layout is read only for tensor maps. */
 typedef struct array_view {
@@ -40,6 +64,7 @@ typedef struct array_view {
   unsigned long long shape[MAX_RANK];
   long long strides[MAX_RANK]; /* bytes */
   unsigned itemsize;
+  const char* strides_field; /* where the strides came from, for messages */
 } array_view;
 
 static int unsupported(const tlc_py_where* where, PyObject* object, int ints) {
@@ -83,113 +108,438 @@ static int has_attribute(PyObject* object, PyObject* name) {
   return PyObject_HasAttr((PyObject*)Py_TYPE(object), name) || PyObject_HasAttr(object, name);
 }
 
-static int classify(tlc_py_state* state, PyObject* object) {
+/* A torch tensor type's attribute `name` (a method, or the dtype descriptor), looked up once
+   as CPython's method cache would; NULL (no exception) where the type has none. */
+static PyObject* type_attribute(PyObject* type, PyObject* name) {
+  PyObject* attribute = PyObject_GetAttr(type, name);
+  if (!attribute)
+    PyErr_Clear();
+  return attribute;
+}
+
+/* What a new type gives: how it gives an address, and for torch tensors their methods. */
+static void learn_type(tlc_py_state* state, PyObject* object, tlc_py_type_info* info) {
   PyObject* type = (PyObject*)Py_TYPE(object);
-  if (type == state->torch_tensor)
-    return ARRAY_TORCH;
-  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
-    if (state->cached_types[i] == type)
-      return state->cached_kinds[i];
-  int kind = ARRAY_NONE;
+  info->kind = ARRAY_NONE;
   if (is_torch_tensor(state, object))
-    kind = ARRAY_TORCH;
+    info->kind = ARRAY_TORCH;
   else if (has_attribute(object, state->strings.cuda_array_interface))
-    kind = ARRAY_CAI;
+    info->kind = ARRAY_CAI;
   else if (has_attribute(object, state->strings.dlpack))
-    kind = ARRAY_DLPACK;
+    info->kind = ARRAY_DLPACK;
   else if (PyIndex_Check(object) && !PyBool_Check(object))
-    kind = ARRAY_INDEX;
-  if (kind == ARRAY_NONE)
-    return kind;
-  int slot = state->next_cached;
-  state->next_cached = (slot + 1) % TLC_PY_TYPE_CACHE;
-  Py_INCREF(type);
-  Py_XDECREF(state->cached_types[slot]);
-  state->cached_types[slot] = type;
-  state->cached_kinds[slot] = (unsigned char)kind;
-  return kind;
-}
-
-/* ---- reading each kind ------------------------------------------------------------------ */
-
-static int unsigned_of(const tlc_py_where* where, PyObject* number, unsigned long long* value) {
-  return tlc_py_unsigned(where, number, UINT64_MAX, value);
-}
-
-/* Row-major strides in bytes for `shape`. */
-static void compact_strides(array_view* view) {
-  long long stride = view->itemsize;
-  for (int i = view->ndim - 1; i >= 0; --i) {
-    view->strides[i] = stride;
-    stride *= (long long)view->shape[i];
+    info->kind = ARRAY_INDEX;
+  info->dlpack_device = (unsigned char)PyObject_HasAttr(type, state->strings.dlpack_device);
+  if (info->kind != ARRAY_TORCH)
+    return;
+  info->data_ptr = type_attribute(type, state->strings.data_ptr);
+  info->get_device = type_attribute(type, state->strings.get_device);
+  PyObject* dtype = type_attribute(type, state->strings.dtype);
+  /* Only a data descriptor (torch's getset) wins over the instance's own attributes. */
+  PyTypeObject* kind = dtype ? Py_TYPE(dtype) : NULL;
+  if (kind && PyType_GetSlot(kind, Py_tp_descr_get) && PyType_GetSlot(kind, Py_tp_descr_set)) {
+    info->dtype = dtype;
+    info->get_dtype = (descrgetfunc)PyType_GetSlot(kind, Py_tp_descr_get);
+  } else {
+    Py_XDECREF(dtype);
   }
 }
 
-static int read_layout_tuple(const tlc_py_where* where, PyObject* shape, PyObject* strides,
-                             long long stride_scale, array_view* view) {
-  if (!PyTuple_Check(shape) || (strides && !PyTuple_Check(strides)))
-    return tlc_py_argument_error(PyExc_TypeError, where,
-                                 "has a shape or strides that are not "
-                                 "tuples");
-  Py_ssize_t ndim = PyTuple_Size(shape);
-  if (ndim > MAX_RANK || (strides && PyTuple_Size(strides) != ndim))
-    return tlc_py_argument_error(PyExc_ValueError, where,
-                                 "has %zd dimensions; a tensor map takes at most %d", ndim,
-                                 MAX_RANK);
-  view->ndim = (int)ndim;
-  for (Py_ssize_t i = 0; i < ndim; ++i) {
-    if (unsigned_of(where, PyTuple_GetItem(shape, i), &view->shape[i]) < 0)
-      return -1;
-    if (!strides)
-      continue;
-    long long stride = PyLong_AsLongLong(PyTuple_GetItem(strides, i));
-    if (stride == -1 && PyErr_Occurred())
-      return -1;
-    view->strides[i] = stride * stride_scale;
+static void release_type(tlc_py_type_info* info) {
+  Py_CLEAR(info->type);
+  Py_CLEAR(info->data_ptr);
+  Py_CLEAR(info->get_device);
+  Py_CLEAR(info->dtype);
+}
+
+/* How `object`'s type gives an address: a copy of what the cache knows (decided the first
+   time), holding its own references, so that Python code an argument runs (a property) may
+   call a launcher and replace cache entries meanwhile. release_info() drops them. */
+static void classify(tlc_py_state* state, PyObject* object, tlc_py_type_info* info) {
+  PyObject* type = (PyObject*)Py_TYPE(object);
+  tlc_py_type_info* known = NULL;
+  for (int i = 0; i < TLC_PY_TYPE_CACHE && !known; ++i)
+    if (state->types[i].type == type)
+      known = &state->types[i];
+  if (!known) {
+    tlc_py_type_info learned = {0};
+    learn_type(state, object, &learned);
+    if (learned.kind == ARRAY_NONE) {
+      *info = learned;
+      return;
+    }
+    known = &state->types[state->next_type];
+    state->next_type = (state->next_type + 1) % TLC_PY_TYPE_CACHE;
+    release_type(known);
+    Py_INCREF(type);
+    learned.type = type;
+    *known = learned;
   }
-  if (!strides)
-    compact_strides(view);
+  *info = *known;
+  Py_XINCREF(info->type);
+  Py_XINCREF(info->data_ptr);
+  Py_XINCREF(info->get_device);
+  Py_XINCREF(info->dtype);
+}
+
+static void release_info(tlc_py_type_info* info) {
+  release_type(info);
+}
+
+/* Remembers that `type`'s __dlpack__ takes no max_version. */
+static void learn_legacy_dlpack(tlc_py_state* state, PyObject* type) {
+  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
+    if (state->types[i].type == type)
+      state->types[i].legacy_dlpack = 1;
+}
+
+/* ---- fields, checked before use ------------------------------------------------------- */
+
+/* An array's self-description is the producer's to get right, and anything may be in it: every
+   field is checked before it is used, and a message names the field as its protocol spells it
+   ("__cuda_array_interface__['shape'][1]", "DLPack shape", "data_ptr()"), after the launcher
+   and the argument. */
+static int field_error(PyObject* exception, const tlc_py_where* where, const char* field,
+                       Py_ssize_t index, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  PyObject* detail = PyUnicode_FromFormatV(format, args);
+  va_end(args);
+  if (!detail)
+    return -1;
+  if (index >= 0)
+    tlc_py_argument_error(exception, where, "has %s[%zd] %U", field, index, detail);
+  else
+    tlc_py_argument_error(exception, where, "has %s %U", field, detail);
+  Py_DECREF(detail);
+  return -1;
+}
+
+/* An integer field within [min, max]: an int or an object with __index__, not a bool (a
+   TypeError), in range (a ValueError saying what it must be). */
+static int integer_field(const tlc_py_where* where, const char* field, Py_ssize_t index,
+                         PyObject* value, long long min, unsigned long long max, const char* what,
+                         long long* as_signed, unsigned long long* as_unsigned) {
+  if (PyLong_CheckExact(value)) { /* the usual case, without the checks a message needs */
+    int overflow = 0;
+    long long small = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (!overflow && !(small == -1 && PyErr_Occurred()) && small >= min &&
+        (small < 0 || (unsigned long long)small <= max)) {
+      if (as_signed)
+        *as_signed = small;
+      if (as_unsigned)
+        *as_unsigned = (unsigned long long)small;
+      return 0;
+    }
+    PyErr_Clear();
+  }
+  if (PyBool_Check(value) || !(PyLong_Check(value) || PyIndex_Check(value))) {
+    PyObject* type = tlc_py_type_name(value);
+    field_error(PyExc_TypeError, where, field, index, "of type %U; it must be an int (%s)", type,
+                what);
+    Py_DECREF(type);
+    return -1;
+  }
+  PyObject* number = PyLong_Check(value) ? (Py_INCREF(value), value) : PyNumber_Index(value);
+  if (!number)
+    return -1;
+  int overflow = 0;
+  long long small = PyLong_AsLongLongAndOverflow(number, &overflow);
+  unsigned long long big = (unsigned long long)small;
+  int ok;
+  if (small == -1 && PyErr_Occurred()) {
+    ok = 0;
+  } else if (overflow > 0 && max > (unsigned long long)LLONG_MAX) {
+    big = PyLong_AsUnsignedLongLong(number);
+    ok = !(big == (unsigned long long)-1 && PyErr_Occurred()) && big <= max;
+  } else {
+    ok = !overflow && small >= min && (small < 0 || (unsigned long long)small <= max);
+  }
+  if (!ok) {
+    PyErr_Clear();
+    field_error(PyExc_ValueError, where, field, index, "= %S, which is not %s", number, what);
+    Py_DECREF(number);
+    return -1;
+  }
+  Py_DECREF(number);
+  if (as_signed)
+    *as_signed = small;
+  if (as_unsigned)
+    *as_unsigned = big;
   return 0;
 }
 
-static int call_for_int(PyObject* object, PyObject* method, long long* value) {
-  PyObject* result = PyObject_CallMethodObjArgs(object, method, NULL);
-  if (!result)
-    return -1;
-  *value = PyLong_AsLongLong(result);
-  Py_DECREF(result);
-  return *value == -1 && PyErr_Occurred() ? -1 : 0;
+static const char kAddress[] = "an address (0 to 2**64 - 1)";
+static const char kSize[] = "a size (0 to 2**63 - 1)";
+static const char kStride[] = "a stride (-2**63 to 2**63 - 1)";
+
+static int address_field(const tlc_py_where* where, const char* field, PyObject* value,
+                         unsigned long long* address) {
+  return integer_field(where, field, -1, value, 0, UINT64_MAX, kAddress, NULL, address);
 }
 
-static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int layout,
+/* Row-major strides in bytes for the view's shape; a size beyond 2**63 bytes is refused. */
+static int compact_strides(const tlc_py_where* where, const char* shape_field, array_view* view) {
+  long long stride = view->itemsize;
+  for (int i = view->ndim - 1; i >= 0; --i) {
+    view->strides[i] = stride;
+    if (view->shape[i] > (unsigned long long)LLONG_MAX ||
+        __builtin_mul_overflow(stride, (long long)view->shape[i], &stride))
+      return field_error(PyExc_ValueError, where, shape_field, -1,
+                         "that makes the array larger than 2**63 bytes");
+  }
+  return 0;
+}
+
+/* A stride in bytes: `stride` elements (or bytes, `scale` 1) of the view's itemsize. */
+static int scaled_stride(const tlc_py_where* where, const char* field, Py_ssize_t index,
+                         long long stride, long long scale, long long* bytes) {
+  if (__builtin_mul_overflow(stride, scale, bytes))
+    return field_error(PyExc_ValueError, where, field, index,
+                       "= %lld elements of %lld bytes, beyond 2**63 bytes", stride, scale);
+  return 0;
+}
+
+/* shape and strides (NULL: compact) as tuples of ints, as torch and __cuda_array_interface__
+   give them; strides count `stride_scale` bytes each. */
+static int read_layout_tuple(const tlc_py_where* where, const char* shape_field,
+                             const char* strides_field, PyObject* shape, PyObject* strides,
+                             long long stride_scale, array_view* view) {
+  if (!PyTuple_Check(shape)) {
+    PyObject* type = tlc_py_type_name(shape);
+    field_error(PyExc_TypeError, where, shape_field, -1, "of type %U; it must be a tuple", type);
+    Py_DECREF(type);
+    return -1;
+  }
+  if (strides && !PyTuple_Check(strides)) {
+    PyObject* type = tlc_py_type_name(strides);
+    field_error(PyExc_TypeError, where, strides_field, -1, "of type %U; it must be a tuple or None",
+                type);
+    Py_DECREF(type);
+    return -1;
+  }
+  Py_ssize_t ndim = PyTuple_Size(shape);
+  if (ndim > MAX_RANK)
+    return tlc_py_argument_error(PyExc_ValueError, where,
+                                 "has %zd dimensions; a tensor map takes at most %d", ndim,
+                                 MAX_RANK);
+  if (strides && PyTuple_Size(strides) != ndim)
+    return field_error(PyExc_ValueError, where, strides_field, -1,
+                       "with %zd entries for %zd dimensions", PyTuple_Size(strides), ndim);
+  view->ndim = (int)ndim;
+  view->strides_field = strides_field;
+  for (Py_ssize_t i = 0; i < ndim; ++i)
+    if (integer_field(where, shape_field, i, PyTuple_GetItem(shape, i), 0, LLONG_MAX, kSize, NULL,
+                      &view->shape[i]) < 0)
+      return -1;
+  if (!strides)
+    return compact_strides(where, shape_field, view);
+  for (Py_ssize_t i = 0; i < ndim; ++i) {
+    long long stride = 0;
+    if (integer_field(where, strides_field, i, PyTuple_GetItem(strides, i), LLONG_MIN, LLONG_MAX,
+                      kStride, &stride, NULL) < 0 ||
+        scaled_stride(where, strides_field, i, stride, stride_scale, &view->strides[i]) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* ---- element types -------------------------------------------------------------------- */
+
+/* "float32 or complex64": the element types a parameter accepts, for messages. */
+static PyObject* accepted_names(unsigned long long accepts) {
+  PyObject* text = PyUnicode_FromString("");
+  for (int dtype = 0; text && dtype < TLC_PY_DT_COUNT; ++dtype) {
+    if (!(accepts & TLC_PY_ACCEPTS(dtype)))
+      continue;
+    PyObject* longer = PyUnicode_FromFormat("%U%s%s", text, PyUnicode_GetLength(text) ? " or " : "",
+                                            tlc_py_dtype_names[dtype]);
+    Py_DECREF(text);
+    text = longer;
+  }
+  return text;
+}
+
+/* The element type check (docs/python.md, "Element types"): a TypeError naming what the
+   parameter takes and what the array holds, `spelled` as its protocol says it (a new reference,
+   consumed). The memory can still be passed as it is: by its address, as an int. */
+static int dtype_mismatch(const tlc_py_where* where, unsigned long long accepts, int dtype,
+                          PyObject* spelled) {
+  PyObject* expected = spelled ? accepted_names(accepts) : NULL;
+  if (expected) {
+    if (dtype == TLC_PY_DT_OTHER)
+      tlc_py_argument_error(PyExc_TypeError, where,
+                            "takes an array of %U, not one of %U; to pass its memory as it is, "
+                            "pass its address as an int (e.g. tensor.data_ptr())",
+                            expected, spelled);
+    else
+      tlc_py_argument_error(PyExc_TypeError, where,
+                            "takes an array of %U, not %s (%U); to pass its memory as it is, "
+                            "pass its address as an int (e.g. tensor.data_ptr())",
+                            expected, tlc_py_dtype_names[dtype], spelled);
+  }
+  Py_XDECREF(expected);
+  Py_XDECREF(spelled);
+  return -1;
+}
+
+/* numpy's typestr kinds and sizes: bool, integers, floats, complex; big-endian multi-byte
+   elements are no element type a kernel reads. */
+static int typestr_dtype(char order, char kind, unsigned size) {
+  if (order == '>' && size > 1)
+    return TLC_PY_DT_OTHER;
+  int log2 = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : size == 16 ? 4 : -1;
+  switch (kind) {
+  case 'b':
+    return size == 1 ? TLC_PY_DT_BOOL : TLC_PY_DT_OTHER;
+  case 'i':
+  case 'u':
+    if (log2 < 0 || log2 > 3)
+      return TLC_PY_DT_OTHER;
+    return TLC_PY_DT_I8 + 2 * log2 + (kind == 'u');
+  case 'f':
+    return size == 2   ? TLC_PY_DT_F16
+           : size == 4 ? TLC_PY_DT_F32
+           : size == 8 ? TLC_PY_DT_F64
+                       : TLC_PY_DT_OTHER;
+  case 'c':
+    return size == 8 ? TLC_PY_DT_C64 : size == 16 ? TLC_PY_DT_C128 : TLC_PY_DT_OTHER;
+  }
+  return TLC_PY_DT_OTHER;
+}
+
+/* A DLPack dtype's element type (its lanes are elements of it). Sub-byte types are packed
+   unless the producer flags them padded (DLPack 1.1). */
+static int dlpack_dtype(DLDataType type, uint64_t flags) {
+  unsigned bits = type.bits;
+  int log2 = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 3 : -1;
+  int padded = (flags & TLC_DLPACK_SUBBYTE_PADDED) != 0;
+  switch (type.code) {
+  case kDLInt:
+  case kDLUInt:
+    return log2 < 0 ? TLC_PY_DT_OTHER : TLC_PY_DT_I8 + 2 * log2 + (type.code == kDLUInt);
+  case kDLFloat:
+    return bits == 16   ? TLC_PY_DT_F16
+           : bits == 32 ? TLC_PY_DT_F32
+           : bits == 64 ? TLC_PY_DT_F64
+                        : TLC_PY_DT_OTHER;
+  case kDLBfloat:
+    return bits == 16 ? TLC_PY_DT_BF16 : TLC_PY_DT_OTHER;
+  case 5: /* kDLComplex */
+    return bits == 32    ? TLC_PY_DT_C32
+           : bits == 64  ? TLC_PY_DT_C64
+           : bits == 128 ? TLC_PY_DT_C128
+                         : TLC_PY_DT_OTHER;
+  case 6: /* kDLBool */
+    return bits == 8 ? TLC_PY_DT_BOOL : TLC_PY_DT_OTHER;
+  case TLC_DL_FLOAT6_E2M3FN:
+    return bits != 6 ? TLC_PY_DT_OTHER : padded ? TLC_PY_DT_F6_E2M3FN : TLC_PY_DT_F6_E2M3FN_PACKED;
+  case TLC_DL_FLOAT6_E3M2FN:
+    return bits != 6 ? TLC_PY_DT_OTHER : padded ? TLC_PY_DT_F6_E3M2FN : TLC_PY_DT_F6_E3M2FN_PACKED;
+  case TLC_DL_FLOAT4_E2M1FN:
+    return bits != 4 ? TLC_PY_DT_OTHER : padded ? TLC_PY_DT_F4_E2M1FN : TLC_PY_DT_F4_E2M1FN_X2;
+  }
+  static const unsigned char float8[] = {
+      TLC_PY_DT_F8_E3M4,     TLC_PY_DT_F8_E4M3, TLC_PY_DT_F8_E4M3B11FNUZ, TLC_PY_DT_F8_E4M3FN,
+      TLC_PY_DT_F8_E4M3FNUZ, TLC_PY_DT_F8_E5M2, TLC_PY_DT_F8_E5M2FNUZ,    TLC_PY_DT_F8_E8M0FNU,
+  };
+  if (type.code >= TLC_DL_FLOAT8_E3M4 && type.code <= TLC_DL_FLOAT8_E8M0FNU && bits == 8)
+    return float8[type.code - TLC_DL_FLOAT8_E3M4];
+  return TLC_PY_DT_OTHER;
+}
+
+/* A torch dtype's element type, from its name ("torch.float32"): read once per dtype object
+   (torch has one per dtype) and remembered. */
+static int torch_dtype(tlc_py_state* state, PyObject* dtype) {
+  for (int i = 0; i < state->torch_dtype_count; ++i)
+    if (state->torch_dtypes[i] == dtype)
+      return state->torch_dtype_codes[i];
+  PyObject* text = PyObject_Str(dtype);
+  const char* name = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+  int code = TLC_PY_DT_OTHER;
+  if (name && strncmp(name, "torch.", 6) == 0)
+    for (int candidate = 1; candidate < TLC_PY_DT_COUNT; ++candidate)
+      if (strcmp(name + 6, tlc_py_dtype_names[candidate]) == 0)
+        code = candidate;
+  Py_XDECREF(text);
+  if (!name)
+    return -1;
+  if (state->torch_dtype_count < TLC_PY_DTYPE_CACHE) {
+    Py_INCREF(dtype);
+    state->torch_dtypes[state->torch_dtype_count] = dtype;
+    state->torch_dtype_codes[state->torch_dtype_count++] = (unsigned char)code;
+  }
+  return code;
+}
+
+static int check_torch_dtype(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                             const tlc_py_type_info* info, unsigned long long accepts) {
+  PyObject* dtype = info->get_dtype
+                        ? info->get_dtype(info->dtype, object, (PyObject*)Py_TYPE(object))
+                        : PyObject_GetAttr(object, state->strings.dtype);
+  if (!dtype)
+    return -1;
+  int code = torch_dtype(state, dtype);
+  int result = code < 0 ? -1 : 0;
+  if (code >= 0 && !(accepts & TLC_PY_ACCEPTS(code)))
+    result = dtype_mismatch(where, accepts, code, PyObject_Str(dtype));
+  Py_DECREF(dtype);
+  return result;
+}
+
+/* ---- torch ------------------------------------------------------------------------------ */
+
+/* `method()`'s int result: the tensor's own methods, checked like any producer's fields.
+   `function` is the type's method (a call without looking it up), or NULL. */
+static int call_for_int(const tlc_py_where* where, PyObject* object, PyObject* function,
+                        PyObject* method, const char* field, long long min, unsigned long long max,
+                        const char* what, long long* as_signed, unsigned long long* as_unsigned) {
+  PyObject* result = function ? PyObject_CallFunctionObjArgs(function, object, NULL)
+                              : PyObject_CallMethodObjArgs(object, method, NULL);
+  if (!result)
+    return -1;
+  int status = integer_field(where, field, -1, result, min, max, what, as_signed, as_unsigned);
+  Py_DECREF(result);
+  return status;
+}
+
+static int read_torch(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                      const tlc_py_type_info* info, const array_request* request,
                       array_view* view) {
   long long device = 0;
-  if (call_for_int(object, state->strings.get_device, &device) < 0)
+  if (call_for_int(where, object, info->get_device, state->strings.get_device, "get_device()", -1,
+                   INT_MAX, "a device (-1 for the CPU, or a CUDA ordinal)", &device, NULL) < 0)
     return -1;
   if (device < 0)
     return tlc_py_argument_error(PyExc_ValueError, where,
                                  "is a tensor outside CUDA memory (on the CPU or the meta "
                                  "device); pass a CUDA tensor");
   view->device = (int)device;
-  PyObject* pointer = PyObject_CallMethodObjArgs(object, state->strings.data_ptr, NULL);
-  if (!pointer)
+  if (call_for_int(where, object, info->data_ptr, state->strings.data_ptr, "data_ptr()", 0,
+                   UINT64_MAX, kAddress, NULL, &view->address) < 0)
     return -1;
-  int result = unsigned_of(where, pointer, &view->address);
-  Py_DECREF(pointer);
-  if (result < 0 || !layout)
-    return result;
+  if (request->accepts != TLC_PY_ACCEPTS_ANY &&
+      check_torch_dtype(state, where, object, info, request->accepts) < 0)
+    return -1;
+  if (!request->layout)
+    return 0;
   long long itemsize = 0;
-  if (call_for_int(object, state->strings.element_size, &itemsize) < 0)
+  if (call_for_int(where, object, NULL, state->strings.element_size, "element_size()", 1,
+                   MAX_ITEMSIZE, "an element size (1 to 65535 bytes)", &itemsize, NULL) < 0)
     return -1;
   view->itemsize = (unsigned)itemsize;
   PyObject* shape = PyObject_GetAttr(object, state->strings.shape);
   PyObject* strides =
       shape ? PyObject_CallMethodObjArgs(object, state->strings.stride, NULL) : NULL;
-  result = shape && strides ? read_layout_tuple(where, shape, strides, itemsize, view) : -1;
+  int result = shape && strides
+                   ? read_layout_tuple(where, "shape", "stride()", shape, strides, itemsize, view)
+                   : -1;
   Py_XDECREF(shape);
   Py_XDECREF(strides);
   return result;
 }
+
+/* ---- __cuda_array_interface__ ----------------------------------------------------------- */
 
 /* The device of an array that says so through __dlpack_device__; -1 if it does not. */
 static int dlpack_device_of(tlc_py_state* state, PyObject* object) {
@@ -200,7 +550,7 @@ static int dlpack_device_of(tlc_py_state* state, PyObject* object) {
   if (pair && PyTuple_Check(pair) && PyTuple_Size(pair) == 2) {
     long type = PyLong_AsLong(PyTuple_GetItem(pair, 0));
     long id = PyLong_AsLong(PyTuple_GetItem(pair, 1));
-    if ((type == kDLCUDA || type == kDLCUDAManaged) && id >= 0)
+    if ((type == kDLCUDA || type == kDLCUDAManaged) && id >= 0 && id <= INT_MAX)
       device = (int)id;
   }
   Py_XDECREF(pair);
@@ -208,66 +558,139 @@ static int dlpack_device_of(tlc_py_state* state, PyObject* object) {
   return device;
 }
 
+#define CAI "__cuda_array_interface__"
+
+/* `key` of the interface dict: a borrowed reference, NULL when absent (no exception) or on
+   error (an exception). */
+static PyObject* interface_item(PyObject* interface, PyObject* key) {
+  return PyDict_GetItemWithError(interface, key);
+}
+
+/* data = (address, read_only). */
+static int interface_data(const tlc_py_where* where, PyObject* data, array_view* view) {
+  if (!data) {
+    if (!PyErr_Occurred())
+      tlc_py_argument_error(PyExc_TypeError, where,
+                            "has a " CAI " without 'data' (address, read_only)");
+    return -1;
+  }
+  if (!PyTuple_Check(data) || PyTuple_Size(data) != 2)
+    return field_error(PyExc_TypeError, where, CAI "['data']", -1,
+                       "= %R; it must be a tuple (address, read_only)", data);
+  if (address_field(where, CAI "['data'][0]", PyTuple_GetItem(data, 0), &view->address) < 0)
+    return -1;
+  PyObject* read_only = PyTuple_GetItem(data, 1);
+  if (!PyBool_Check(read_only))
+    return field_error(PyExc_TypeError, where, CAI "['data'][1]", -1,
+                       "= %R; it must be a bool (whether the array is read-only)", read_only);
+  view->read_only = read_only == Py_True;
+  return 0;
+}
+
+/* stream: None, or the stream the data is ready on. The interface allows 1 (the legacy default
+   stream), 2 (the per-thread default stream) and any cudaStream_t; it disallows 0, which is
+   read as C's NULL, the legacy default stream. */
+static int interface_stream(const tlc_py_where* where, PyObject* stream, array_view* view) {
+  if (!stream || stream == Py_None)
+    return PyErr_Occurred() ? -1 : 0;
+  unsigned long long handle = 0;
+  if (integer_field(where, CAI "['stream']", -1, stream, 0, UINT64_MAX,
+                    "a stream: None, 1 (the legacy default stream), 2 (the per-thread default "
+                    "stream) or a cudaStream_t's address",
+                    NULL, &handle) < 0)
+    return -1;
+  view->has_stream = 1;
+  view->stream = (CUstream)(uintptr_t)handle;
+  return 0;
+}
+
+/* typestr: byte order (<, >, |, =), kind and size in bytes, "<f4". */
+static int interface_typestr(const tlc_py_where* where, PyObject* typestr, char* order, char* kind,
+                             unsigned* size) {
+  if (!typestr) {
+    if (!PyErr_Occurred())
+      tlc_py_argument_error(PyExc_TypeError, where, "has a " CAI " without 'typestr'");
+    return -1;
+  }
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_Check(typestr) ? PyUnicode_AsUTF8AndSize(typestr, &length) : NULL;
+  if (!text) {
+    PyErr_Clear();
+    PyObject* type = tlc_py_type_name(typestr);
+    field_error(PyExc_TypeError, where, CAI "['typestr']", -1,
+                "of type %U; it must be a str such as '<f4'", type);
+    Py_DECREF(type);
+    return -1;
+  }
+  unsigned long bytes = 0;
+  int valid = length >= 3 && length <= 7 && text[0] && strchr("<>|=", text[0]) && text[1] &&
+              strchr("tbiufcmMOSUV", text[1]);
+  for (Py_ssize_t i = 2; valid && i < length; ++i) {
+    valid = text[i] >= '0' && text[i] <= '9';
+    bytes = bytes * 10 + (unsigned long)(text[i] - '0');
+  }
+  if (!valid || bytes == 0 || bytes > MAX_ITEMSIZE)
+    return field_error(PyExc_ValueError, where, CAI "['typestr']", -1,
+                       "= %R; it must be a byte order (<, >, |, =), a kind and a size from 1 to "
+                       "65535 bytes, such as '<f4'",
+                       typestr);
+  *order = text[0];
+  *kind = text[1];
+  *size = (unsigned)bytes;
+  return 0;
+}
+
 static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
-                          int layout, int first, array_view* view) {
+                          const tlc_py_type_info* info, const array_request* request, int first,
+                          array_view* view) {
   PyObject* interface = PyObject_GetAttr(object, state->strings.cuda_array_interface);
   if (!interface)
     return -1;
   int result = -1;
-  PyObject* data =
-      PyDict_Check(interface) ? PyDict_GetItemWithError(interface, state->strings.data) : NULL;
-  if (!data || !PyTuple_Check(data) || PyTuple_Size(data) != 2) {
-    if (!PyErr_Occurred())
-      tlc_py_argument_error(PyExc_TypeError, where,
-                            "has a __cuda_array_interface__ without data=(address, read_only)");
+  if (!PyDict_Check(interface)) {
+    PyObject* type = tlc_py_type_name(interface);
+    tlc_py_argument_error(PyExc_TypeError, where, "has a " CAI " of type %U; it must be a dict",
+                          type);
+    Py_DECREF(type);
     goto done;
   }
-  if (unsigned_of(where, PyTuple_GetItem(data, 0), &view->address) < 0)
+  if (interface_data(where, interface_item(interface, state->strings.data), view) < 0)
     goto done;
-  view->read_only = PyObject_IsTrue(PyTuple_GetItem(data, 1));
-  if (view->read_only < 0)
-    goto done;
-  PyObject* mask = PyDict_GetItemWithError(interface, state->strings.mask);
+  PyObject* mask = interface_item(interface, state->strings.mask);
   if (mask && mask != Py_None) {
     tlc_py_argument_error(PyExc_ValueError, where,
-                          "is a masked array (__cuda_array_interface__ has a mask), which a "
-                          "kernel cannot read as such");
+                          "is a masked array (" CAI " has a mask), which a kernel cannot read as "
+                          "such");
     goto done;
   }
-  if (first) { /* only the first array decides the stream and device */
-    PyObject* stream = PyDict_GetItemWithError(interface, state->strings.stream);
-    unsigned long long handle = 0;
-    if (stream && stream != Py_None) {
-      if (unsigned_of(where, stream, &handle) < 0)
-        goto done;
-      view->has_stream = 1;
-      view->stream = (CUstream)(uintptr_t)handle; /* 1 and 2 are CU_STREAM_LEGACY, _PER_THREAD */
-    }
+  if (PyErr_Occurred() ||
+      interface_stream(where, interface_item(interface, state->strings.stream), view) < 0)
+    goto done;
+  if (first && info->dlpack_device) /* only the first array decides the device */
     view->device = dlpack_device_of(state, object);
-  }
-  if (PyErr_Occurred())
-    goto done;
-  if (layout) {
-    PyObject* typestr = PyDict_GetItemWithError(interface, state->strings.typestr);
-    const char* text =
-        typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8AndSize(typestr, NULL) : NULL;
-    long itemsize = text && strlen(text) > 2 ? strtol(text + 2, NULL, 10) : 0;
-    if (itemsize <= 0) {
-      if (!PyErr_Occurred())
-        tlc_py_argument_error(PyExc_TypeError, where,
-                              "has a __cuda_array_interface__ without a typestr");
+  if (request->layout || request->accepts != TLC_PY_ACCEPTS_ANY) {
+    char order = 0, kind = 0;
+    PyObject* typestr = interface_item(interface, state->strings.typestr);
+    if (interface_typestr(where, typestr, &order, &kind, &view->itemsize) < 0)
+      goto done;
+    int dtype = typestr_dtype(order, kind, view->itemsize);
+    if (!(request->accepts & TLC_PY_ACCEPTS(dtype))) {
+      dtype_mismatch(where, request->accepts, dtype, PyUnicode_FromFormat("typestr %R", typestr));
       goto done;
     }
-    view->itemsize = (unsigned)itemsize;
-    PyObject* shape = PyDict_GetItemWithError(interface, state->strings.shape);
-    PyObject* strides = PyDict_GetItemWithError(interface, state->strings.strides);
+  }
+  if (request->layout) {
+    PyObject* shape = interface_item(interface, state->strings.shape);
     if (!shape) {
       if (!PyErr_Occurred())
-        tlc_py_argument_error(PyExc_TypeError, where,
-                              "has a __cuda_array_interface__ without a shape");
+        tlc_py_argument_error(PyExc_TypeError, where, "has a " CAI " without 'shape'");
       goto done;
     }
-    if (read_layout_tuple(where, shape, strides == Py_None ? NULL : strides, 1, view) < 0)
+    PyObject* strides = interface_item(interface, state->strings.strides);
+    if (!strides && PyErr_Occurred())
+      goto done;
+    if (read_layout_tuple(where, CAI "['shape']", CAI "['strides']", shape,
+                          strides == Py_None ? NULL : strides, 1, view) < 0)
       goto done;
   }
   result = 0;
@@ -276,29 +699,98 @@ done:
   return result;
 }
 
+/* ---- DLPack ----------------------------------------------------------------------------- */
+
 /* Calls __dlpack__(stream=..., max_version=(1, 0)), or without max_version for producers that
    predate DLPack 1.0. `stream` is what the launch will use: the producer makes its data ready
    there (None when the launch's stream is not decided yet: the legacy default stream). */
-static PyObject* export_dlpack(tlc_py_state* state, PyObject* object, PyObject* stream) {
+static PyObject* export_dlpack(tlc_py_state* state, PyObject* object, const tlc_py_type_info* info,
+                               PyObject* stream) {
   PyObject* method = PyObject_GetAttr(object, state->strings.dlpack);
   if (!method)
     return NULL;
-  PyObject* empty = PyTuple_New(0);
-  PyObject* keywords =
-      Py_BuildValue("{OOO(ii)}", state->strings.stream, stream, state->strings.max_version, 1, 0);
-  PyObject* capsule = empty && keywords ? PyObject_Call(method, empty, keywords) : NULL;
-  if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) {
-    PyErr_Clear();
-    PyDict_DelItem(keywords, state->strings.max_version);
-    capsule = PyObject_Call(method, empty, keywords);
+  PyObject* keywords = PyDict_New();
+  PyObject* capsule = NULL;
+  if (keywords && PyDict_SetItem(keywords, state->strings.stream, stream) == 0) {
+    if (!info->legacy_dlpack &&
+        PyDict_SetItem(keywords, state->strings.max_version, state->dlpack_max_version) == 0) {
+      capsule = PyObject_Call(method, state->empty_tuple, keywords);
+      if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        /* A producer from before DLPack 1.0: asked without max_version from now on. */
+        PyErr_Clear();
+        learn_legacy_dlpack(state, (PyObject*)Py_TYPE(object));
+        PyDict_DelItem(keywords, state->strings.max_version);
+        capsule = PyObject_Call(method, state->empty_tuple, keywords);
+      }
+    } else if (info->legacy_dlpack) {
+      capsule = PyObject_Call(method, state->empty_tuple, keywords);
+    }
   }
-  Py_XDECREF(empty);
   Py_XDECREF(keywords);
   Py_DECREF(method);
   return capsule;
 }
 
-static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int layout,
+#define DL "DLPack "
+
+/* Where the tensor is: CUDA memory (a device's, managed or pinned host memory), data plus
+   byte_offset within the address space. */
+static int dltensor_address(const tlc_py_where* where, const DLTensor* tensor, array_view* view) {
+  DLDeviceType type = tensor->device.device_type;
+  if (type != kDLCUDA && type != kDLCUDAManaged && type != kDLCUDAHost)
+    return tlc_py_argument_error(PyExc_ValueError, where,
+                                 "is not in CUDA memory (DLPack device type %d); pass a CUDA "
+                                 "array",
+                                 (int)type);
+  if (type != kDLCUDAHost && tensor->device.device_id < 0)
+    return field_error(PyExc_ValueError, where, DL "device_id", -1,
+                       "= %d, which is not a device ordinal", tensor->device.device_id);
+  uint64_t data = (uint64_t)(uintptr_t)tensor->data;
+  if (__builtin_add_overflow(data, tensor->byte_offset, &view->address))
+    return field_error(PyExc_ValueError, where, DL "byte_offset", -1,
+                       "= %llu, which takes data (%p) beyond the address space",
+                       (unsigned long long)tensor->byte_offset, tensor->data);
+  view->device = type == kDLCUDAHost ? -1 : tensor->device.device_id;
+  return 0;
+}
+
+/* ndim, shape, strides (NULL: compact, in elements) and the element size from dtype. */
+static int dltensor_layout(const tlc_py_where* where, const DLTensor* tensor, array_view* view) {
+  if (tensor->ndim < 0)
+    return field_error(PyExc_ValueError, where, DL "ndim", -1, "= %d, which is negative",
+                       tensor->ndim);
+  if (tensor->ndim > MAX_RANK)
+    return tlc_py_argument_error(PyExc_ValueError, where,
+                                 "has %d dimensions; a tensor map takes at most %d", tensor->ndim,
+                                 MAX_RANK);
+  if (tensor->ndim > 0 && !tensor->shape)
+    return field_error(PyExc_ValueError, where, DL "shape", -1, "= NULL with ndim %d",
+                       tensor->ndim);
+  unsigned bits = (unsigned)tensor->dtype.bits * tensor->dtype.lanes;
+  if (bits == 0)
+    return field_error(PyExc_ValueError, where, DL "dtype", -1,
+                       "with %u bits and %u lanes, which is no element type",
+                       (unsigned)tensor->dtype.bits, (unsigned)tensor->dtype.lanes);
+  view->ndim = tensor->ndim;
+  view->itemsize = bits / 8; /* packed sub-byte elements: 0, which no tensor map takes */
+  view->strides_field = DL "strides";
+  for (int i = 0; i < tensor->ndim; ++i) {
+    if (tensor->shape[i] < 0)
+      return field_error(PyExc_ValueError, where, DL "shape", i, "= %lld, which is negative",
+                         (long long)tensor->shape[i]);
+    view->shape[i] = (unsigned long long)tensor->shape[i];
+  }
+  if (!tensor->strides)
+    return compact_strides(where, DL "shape", view);
+  for (int i = 0; i < tensor->ndim; ++i)
+    if (scaled_stride(where, DL "strides", i, (long long)tensor->strides[i],
+                      (long long)view->itemsize, &view->strides[i]) < 0)
+      return -1;
+  return 0;
+}
+
+static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                       const tlc_py_type_info* info, const array_request* request,
                        const tlc_py_defaults* defaults, array_view* view) {
   PyObject* stream;
   if (defaults->stream_known)
@@ -306,11 +798,12 @@ static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject*
     stream = PyLong_FromUnsignedLongLong(defaults->stream ? (uintptr_t)defaults->stream : 1);
   else
     stream = (Py_INCREF(Py_None), Py_None);
-  PyObject* capsule = stream ? export_dlpack(state, object, stream) : NULL;
+  PyObject* capsule = stream ? export_dlpack(state, object, info, stream) : NULL;
   Py_XDECREF(stream);
   if (!capsule)
     return -1;
   const DLTensor* tensor = NULL;
+  uint64_t flags = 0;
   int result = -1;
   if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
     tlc_dlpack_versioned* managed = PyCapsule_GetPointer(capsule, "dltensor_versioned");
@@ -321,7 +814,8 @@ static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject*
       goto done;
     }
     tensor = &managed->dl_tensor;
-    view->read_only = (managed->flags & TLC_DLPACK_READ_ONLY) != 0;
+    flags = managed->flags;
+    view->read_only = (flags & TLC_DLPACK_READ_ONLY) != 0;
   } else if (PyCapsule_IsValid(capsule, "dltensor")) {
     tensor = &((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"))->dl_tensor;
   } else {
@@ -329,31 +823,15 @@ static int read_dlpack(tlc_py_state* state, const tlc_py_where* where, PyObject*
                           "returned something other than a DLPack capsule from __dlpack__");
     goto done;
   }
-  if (tensor->device.device_type != kDLCUDA && tensor->device.device_type != kDLCUDAManaged &&
-      tensor->device.device_type != kDLCUDAHost) {
-    tlc_py_argument_error(PyExc_ValueError, where,
-                          "is not in CUDA memory (DLPack device type %d); pass a CUDA array",
-                          (int)tensor->device.device_type);
+  if (dltensor_address(where, tensor, view) < 0 ||
+      (request->layout && dltensor_layout(where, tensor, view) < 0))
     goto done;
-  }
-  view->address = (unsigned long long)(uintptr_t)tensor->data + tensor->byte_offset;
-  view->device = tensor->device.device_type == kDLCUDAHost ? -1 : tensor->device.device_id;
-  if (layout) {
-    if (tensor->ndim > MAX_RANK) {
-      tlc_py_argument_error(PyExc_ValueError, where,
-                            "has %d dimensions; a tensor map takes at most %d", tensor->ndim,
-                            MAX_RANK);
-      goto done;
-    }
-    view->ndim = tensor->ndim;
-    view->itemsize = (unsigned)tensor->dtype.bits * tensor->dtype.lanes / 8;
-    for (int i = 0; i < tensor->ndim; ++i) {
-      view->shape[i] = (unsigned long long)tensor->shape[i];
-      if (tensor->strides)
-        view->strides[i] = tensor->strides[i] * (long long)view->itemsize;
-    }
-    if (!tensor->strides)
-      compact_strides(view);
+  int dtype = dlpack_dtype(tensor->dtype, flags);
+  if (!(request->accepts & TLC_PY_ACCEPTS(dtype))) {
+    dtype_mismatch(where, request->accepts, dtype,
+                   PyUnicode_FromFormat("DLPack code %u, %u bits", (unsigned)tensor->dtype.code,
+                                        (unsigned)tensor->dtype.bits));
+    goto done;
   }
   result = 0;
 done:
@@ -394,32 +872,33 @@ static int apply_defaults(tlc_py_state* state, const tlc_py_where* where, int ki
   return 0;
 }
 
-static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int kind,
-                      int layout, tlc_py_defaults* defaults, array_view* view) {
+static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                      const tlc_py_type_info* info, const array_request* request,
+                      tlc_py_defaults* defaults, array_view* view) {
   int first = !defaults->array_seen;
   int result = -1;
-  switch (kind) {
+  switch (info->kind) {
   case ARRAY_TORCH:
-    result = read_torch(state, where, object, layout, view);
+    result = read_torch(state, where, object, info, request, view);
     break;
   case ARRAY_CAI:
-    result = read_interface(state, where, object, layout, first, view);
+    result = read_interface(state, where, object, info, request, first, view);
     break;
   case ARRAY_DLPACK:
-    result = read_dlpack(state, where, object, layout, defaults, view);
+    result = read_dlpack(state, where, object, info, request, defaults, view);
     break;
   }
   if (result < 0)
     return -1;
   defaults->array_seen = 1;
-  return apply_defaults(state, where, kind, view, defaults, first);
+  return apply_defaults(state, where, info->kind, view, defaults, first);
 }
 
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,
-                   tlc_py_defaults* defaults, void** address) {
+                   unsigned long long accepts, tlc_py_defaults* defaults, void** address) {
   unsigned long long value = 0;
   if (PyLong_CheckExact(object)) { /* an address as is */
-    if (unsigned_of(where, object, &value) < 0)
+    if (tlc_py_unsigned(where, object, UINT64_MAX, &value) < 0)
       return -1;
     *address = (void*)(uintptr_t)value;
     return 0;
@@ -430,40 +909,51 @@ int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* obj
   }
   if (PyBool_Check(object))
     return unsupported(where, object, 1);
-  int kind = classify(state, object);
-  if (kind == ARRAY_NONE)
-    return unsupported(where, object, 1);
-  if (kind == ARRAY_INDEX) {
-    if (unsigned_of(where, object, &value) < 0)
-      return -1;
+  tlc_py_type_info info;
+  classify(state, object, &info);
+  int result = 0;
+  if (info.kind == ARRAY_NONE) {
+    result = unsupported(where, object, 1);
+  } else if (info.kind == ARRAY_INDEX) {
+    result = tlc_py_unsigned(where, object, UINT64_MAX, &value);
     *address = (void*)(uintptr_t)value;
-    return 0;
+  } else {
+    array_view view = {0};
+    view.device = -1;
+    array_request request = {0, accepts};
+    result = read_array(state, where, object, &info, &request, defaults, &view);
+    if (result == 0 && writable && view.read_only)
+      result = tlc_py_argument_error(PyExc_ValueError, where,
+                                     "points to data the kernel may write (the pointee is not "
+                                     "const), but the array is read-only");
+    *address = (void*)(uintptr_t)view.address;
   }
-  array_view view = {0};
-  view.device = -1;
-  if (read_array(state, where, object, kind, 0, defaults, &view) < 0)
-    return -1;
-  if (writable && view.read_only)
-    return tlc_py_argument_error(PyExc_ValueError, where,
-                                 "points to data the kernel may write (the pointee is not "
-                                 "const), but the array is read-only");
-  *address = (void*)(uintptr_t)view.address;
-  return 0;
+  release_info(&info);
+  return result;
 }
 
 int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor) {
-  int kind = PyBool_Check(object) ? ARRAY_NONE : classify(state, object);
-  if (kind == ARRAY_NONE || kind == ARRAY_INDEX)
+  if (PyBool_Check(object))
     return unsupported(where, object, 0);
-  if (param->size < 8)
-    return tlc_py_argument_error(PyExc_TypeError, where,
-                                 "is a tensor map of packed %u-bit elements, which Python "
-                                 "callers cannot describe yet; call the C launcher",
-                                 param->size);
+  tlc_py_type_info info;
+  classify(state, object, &info);
+  int kind = info.kind;
   array_view view = {0};
   view.device = -1;
-  if (read_array(state, where, object, kind, 1, defaults, &view) < 0)
+  array_request request = {1, TLC_PY_ACCEPTS_ANY};
+  int result;
+  if (kind == ARRAY_NONE || kind == ARRAY_INDEX)
+    result = unsupported(where, object, 0);
+  else if (param->size < 8)
+    result = tlc_py_argument_error(PyExc_TypeError, where,
+                                   "is a tensor map of packed %u-bit elements, which Python "
+                                   "callers cannot describe yet; call the C launcher",
+                                   param->size);
+  else
+    result = read_array(state, where, object, &info, &request, defaults, &view);
+  release_info(&info);
+  if (result < 0)
     return -1;
   if ((unsigned)view.ndim != param->rank)
     return tlc_py_argument_error(PyExc_ValueError, where,
@@ -482,8 +972,8 @@ int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_p
     if (i == 0)
       continue;
     if (view.strides[axis] < 0)
-      return tlc_py_argument_error(PyExc_ValueError, where,
-                                   "has a negative stride, which a tensor map cannot read");
+      return field_error(PyExc_ValueError, where, view.strides_field, axis,
+                         "< 0: a tensor map cannot read negative strides");
     tensor->strides[i - 1] = (uint64_t)view.strides[axis];
   }
   return 0;

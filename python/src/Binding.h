@@ -13,6 +13,9 @@ enum tlc_py_option { TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_ID) OPTION_COUNT };
 
 extern const char* const tlc_py_option_names[OPTION_COUNT];
 
+/* Each tlc_py_dtype's name, as torch names it ("float32", "float8_e4m3fn"). */
+extern const char* const tlc_py_dtype_names[TLC_PY_DT_COUNT];
+
 /* How an argument's type gives a device address, decided once per type. */
 enum tlc_py_array_kind {
   ARRAY_NONE = 0,
@@ -22,7 +25,23 @@ enum tlc_py_array_kind {
   ARRAY_INDEX   /* an integer-like object (__index__): the address itself */
 };
 
+/* What the binding learned about an argument's type the first time it saw one (Arrays.c). */
+typedef struct tlc_py_type_info {
+  PyObject* type;              /* a strong reference; NULL: a free slot */
+  unsigned char kind;          /* tlc_py_array_kind */
+  unsigned char dlpack_device; /* it has __dlpack_device__ (CuPy): a CUDA array says its device */
+  unsigned char legacy_dlpack; /* __dlpack__ refused max_version: asked without it since */
+  /* torch tensors: the type's data_ptr and get_device and its dtype descriptor (strong
+     references; NULL: looked up on each tensor), so that a call does not look them up again,
+     and the descriptor's getter. */
+  PyObject* data_ptr;
+  PyObject* get_device;
+  PyObject* dtype;
+  descrgetfunc get_dtype;
+} tlc_py_type_info;
+
 #define TLC_PY_TYPE_CACHE 8
+#define TLC_PY_DTYPE_CACHE 32 /* torch has about 30 dtypes */
 
 /* Interned strings the binding looks attributes up by. */
 typedef struct tlc_py_strings {
@@ -42,6 +61,9 @@ typedef struct tlc_py_strings {
   PyObject* max_version;
   PyObject* cuda_stream;
   PyObject* cuda_stream_protocol; /* __cuda_stream__ */
+  PyObject* dtype;
+  PyObject* descr; /* __cuda_array_interface__ keys the binding does not read */
+  PyObject* version;
 } tlc_py_strings;
 
 typedef struct tlc_py_state {
@@ -55,10 +77,17 @@ typedef struct tlc_py_state {
      current stream (torch._C._cuda_getCurrentRawStream). */
   PyObject* torch_tensor;
   PyObject* torch_current_stream;
-  /* Types seen before, with how they give an address (strong references). */
-  PyObject* cached_types[TLC_PY_TYPE_CACHE];
-  unsigned char cached_kinds[TLC_PY_TYPE_CACHE];
-  int next_cached;
+  /* Types seen before, with how they give an address. */
+  tlc_py_type_info types[TLC_PY_TYPE_CACHE];
+  int next_type; /* the slot the next new type takes */
+  /* __dlpack__'s arguments that do not change: () and max_version=(1, 0). */
+  PyObject* empty_tuple;
+  PyObject* dlpack_max_version;
+  /* torch dtypes seen (torch.float32, ...: one object each), with their tlc_py_dtype (strong
+     references). */
+  PyObject* torch_dtypes[TLC_PY_DTYPE_CACHE];
+  unsigned char torch_dtype_codes[TLC_PY_DTYPE_CACHE];
+  int torch_dtype_count;
 } tlc_py_state;
 
 /* Which device and stream a launch uses when the caller does not say: those of its first array
@@ -80,10 +109,11 @@ typedef struct tlc_py_where {
 
 tlc_py_state* tlc_py_state_of(PyObject* module);
 
-/* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it) and a
-   tensor-map argument's tensor; both apply what the first array decides (tlc_py_defaults). */
+/* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it;
+   `accepts`: the element types it takes, TLC_PY_ACCEPTS_ANY for any) and a tensor-map
+   argument's tensor; both apply what the first array decides (tlc_py_defaults). */
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,
-                   tlc_py_defaults* defaults, void** address);
+                   unsigned long long accepts, tlc_py_defaults* defaults, void** address);
 int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor);
 

@@ -10,9 +10,45 @@
 const char* const tlc_py_option_names[OPTION_COUNT] = {TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_NAME)};
 #undef TLC_PY_OPTION_NAME
 
+const char* const tlc_py_dtype_names[TLC_PY_DT_COUNT] = {
+    "other",
+    "bool",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex32",
+    "complex64",
+    "complex128",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e8m0fnu",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float6_e2m3fn (packed)",
+    "float6_e3m2fn (packed)",
+    "float4_e2m1fn",
+    "float4_e2m1fn_x2",
+};
+_Static_assert(TLC_PY_DT_COUNT <= 64, "tlc_py_param.accepts has a bit per dtype");
+
 static const char* const kKindNames[] = {"pointer", "scalar", "record", "tensor_map"};
-static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16",  "u16", "i32", "u32",
-                                           "i64",  "u64", "f16", "bf16", "f32", "f64"};
+static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16",   "u16",
+                                           "i32",  "u32", "i64", "u64",   "f16",
+                                           "bf16", "f32", "f64", "f16x2", "bf16x2"};
 
 tlc_py_state* tlc_py_state_of(PyObject* module) {
   return (tlc_py_state*)PyModule_GetState(module);
@@ -160,8 +196,17 @@ static void free_state(void* module) {
     Py_CLEAR(strings[i]);
   Py_CLEAR(state->torch_tensor);
   Py_CLEAR(state->torch_current_stream);
-  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
-    Py_CLEAR(state->cached_types[i]);
+  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i) {
+    tlc_py_type_info* info = &state->types[i];
+    Py_CLEAR(info->type);
+    Py_CLEAR(info->data_ptr);
+    Py_CLEAR(info->get_device);
+    Py_CLEAR(info->dtype);
+  }
+  Py_CLEAR(state->empty_tuple);
+  Py_CLEAR(state->dlpack_max_version);
+  for (int i = 0; i < state->torch_dtype_count; ++i)
+    Py_CLEAR(state->torch_dtypes[i]);
 }
 
 /* Each extension links its own copy of this library, so this definition is its module's. */
@@ -203,11 +248,18 @@ static int init_strings(tlc_py_strings* strings) {
       {&strings->max_version, "max_version"},
       {&strings->cuda_stream, "cuda_stream"},
       {&strings->cuda_stream_protocol, "__cuda_stream__"},
+      {&strings->dtype, "dtype"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (intern(names[i].slot, names[i].text) < 0)
       return -1;
   return 0;
+}
+
+static int init_constants(tlc_py_state* state) {
+  state->empty_tuple = PyTuple_New(0);
+  state->dlpack_max_version = Py_BuildValue("(ii)", 1, 0);
+  return state->empty_tuple && state->dlpack_max_version ? 0 : -1;
 }
 
 static int init_keywords(tlc_py_state* state) {
@@ -233,18 +285,39 @@ static int init_keywords(tlc_py_state* state) {
   for (int i = 0; i < OPTION_COUNT; ++i)
     if (intern(&state->options[i], tlc_py_option_names[i]) < 0)
       return -1;
-  return init_strings(&state->strings);
+  return init_strings(&state->strings) < 0 ? -1 : init_constants(state);
 }
 
-/* ("x", "pointer", "float *", True, None), one tuple per parameter. */
+/* A pointer's accepted element types by name, in tlc_py_dtype order; None: any array. */
+static PyObject* accepted_dtypes(const tlc_py_param* param) {
+  if (param->kind != TLC_PY_POINTER || param->accepts == TLC_PY_ACCEPTS_ANY)
+    Py_RETURN_NONE;
+  PyObject* names = PyList_New(0);
+  for (int dtype = 0; names && dtype < TLC_PY_DT_COUNT; ++dtype) {
+    if (!(param->accepts & TLC_PY_ACCEPTS(dtype)))
+      continue;
+    PyObject* name = PyUnicode_FromString(tlc_py_dtype_names[dtype]);
+    if (!name || PyList_Append(names, name) < 0)
+      Py_CLEAR(names);
+    Py_XDECREF(name);
+  }
+  PyObject* tuple = names ? PyList_AsTuple(names) : NULL;
+  Py_XDECREF(names);
+  return tuple;
+}
+
+/* ("x", "pointer", "float *", True, None, ("float32",)), one tuple per parameter. */
 static PyObject* parameter_table(const tlc_py_launcher* launcher) {
   PyObject* table = PyTuple_New(launcher->param_count);
   for (int p = 0; table && p < launcher->param_count; ++p) {
     const tlc_py_param* param = &launcher->params[p];
+    PyObject* dtypes = accepted_dtypes(param);
     PyObject* row =
-        Py_BuildValue("(sssOs)", param->name, kKindNames[param->kind], param->type,
-                      param->writable ? Py_True : Py_False,
-                      param->kind == TLC_PY_SCALAR ? kScalarNames[param->scalar] : NULL);
+        dtypes ? Py_BuildValue("(sssOsN)", param->name, kKindNames[param->kind], param->type,
+                               param->writable ? Py_True : Py_False,
+                               param->kind == TLC_PY_SCALAR ? kScalarNames[param->scalar] : NULL,
+                               dtypes)
+               : NULL;
     if (!row || PyTuple_SetItem(table, p, row) < 0) {
       Py_DECREF(table);
       return NULL;
@@ -253,30 +326,38 @@ static PyObject* parameter_table(const tlc_py_launcher* launcher) {
   return table;
 }
 
-/* `launchers`: name -> function; `parameters`: name -> parameter table. */
+/* `launchers`: name -> function; `parameters`: name -> parameter table; `cxx_names`: name ->
+   the kernel's C++ name (NAME.tlc.get looks launchers up by it). */
 static int add_launchers(PyObject* extension, tlc_py_state* state) {
   const tlc_py_module* module = state->module;
   PyObject* owner = PyUnicode_FromString(module->name); /* the functions' __module__ */
   PyObject* launchers = PyDict_New();
   PyObject* parameters = PyDict_New();
-  int result = owner && launchers && parameters ? 0 : -1;
+  PyObject* cxx_names = PyDict_New();
+  int result = owner && launchers && parameters && cxx_names ? 0 : -1;
   for (int i = 0; result == 0 && i < module->launcher_count; ++i) {
+    const tlc_py_launcher* launcher = &module->launchers[i];
     PyObject* function = PyCFunction_NewEx(&module->methods[i], extension, owner);
-    PyObject* table = parameter_table(&module->launchers[i]);
-    if (!function || !table ||
-        PyDict_SetItemString(launchers, module->launchers[i].name, function) < 0 ||
-        PyDict_SetItemString(parameters, module->launchers[i].name, table) < 0)
+    PyObject* table = parameter_table(launcher);
+    PyObject* cxx_name = PyUnicode_FromString(launcher->cxx_name);
+    if (!function || !table || !cxx_name ||
+        PyDict_SetItemString(launchers, launcher->name, function) < 0 ||
+        PyDict_SetItemString(parameters, launcher->name, table) < 0 ||
+        PyDict_SetItemString(cxx_names, launcher->name, cxx_name) < 0)
       result = -1;
     Py_XDECREF(function);
     Py_XDECREF(table);
+    Py_XDECREF(cxx_name);
   }
   if (result == 0 && (PyModule_AddObjectRef(extension, "launchers", launchers) < 0 ||
                       PyModule_AddObjectRef(extension, "parameters", parameters) < 0 ||
+                      PyModule_AddObjectRef(extension, "cxx_names", cxx_names) < 0 ||
                       PyModule_AddStringConstant(extension, "module_name", module->name) < 0))
     result = -1;
   Py_XDECREF(owner);
   Py_XDECREF(launchers);
   Py_XDECREF(parameters);
+  Py_XDECREF(cxx_names);
   return result;
 }
 

@@ -7,14 +7,24 @@
 #include <math.h>
 #include <string.h>
 
-/* The keyword `name` among `names`: identity first, then equality. */
-static int find_keyword(PyObject* const* names, int count, PyObject* name) {
+/* The keyword `name` among `count` parameter keywords and then the options: the parameter's
+   index, OPTION_COUNT + the option's, or -1. Identity with every name first (the usual case:
+   the interpreter interns the keywords written in a call, as the module interned its own),
+   equality only then. */
+static int find_keyword(PyObject* const* parameters, int count, PyObject* const* options,
+                        PyObject* name) {
   for (int i = 0; i < count; ++i)
-    if (names[i] == name)
+    if (parameters[i] == name)
       return i;
+  for (int o = 0; o < OPTION_COUNT; ++o)
+    if (options[o] == name)
+      return count + o;
   for (int i = 0; i < count; ++i)
-    if (PyUnicode_Compare(names[i], name) == 0)
+    if (PyUnicode_Compare(parameters[i], name) == 0)
       return i;
+  for (int o = 0; o < OPTION_COUNT; ++o)
+    if (PyUnicode_Compare(options[o], name) == 0)
+      return count + o;
   return -1;
 }
 
@@ -44,19 +54,19 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
   for (Py_ssize_t k = 0; k < given; ++k) {
     PyObject* name = PyTuple_GetItem(kwnames, k);
     PyObject* value = args[nargs + k];
-    int p = find_keyword(keywords, count, name);
-    if (p >= 0) {
+    int p = find_keyword(keywords, count, state->options, name);
+    if (p < 0) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", launcher->name,
+                   name);
+      return -1;
+    }
+    if (p < count) {
       if (arguments[p])
         return duplicate(launcher->name, name);
       arguments[p] = value;
       continue;
     }
-    int o = find_keyword(state->options, OPTION_COUNT, name);
-    if (o < 0) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", launcher->name,
-                   name);
-      return -1;
-    }
+    int o = p - count;
     if (options[o])
       return duplicate(launcher->name, name);
     options[o] = value;
@@ -249,7 +259,8 @@ static int convert_argument(tlc_py_state* state, const char* launcher, const tlc
   tlc_py_where where = {launcher, param->name, param->type};
   switch (param->kind) {
   case TLC_PY_POINTER:
-    return tlc_py_address(state, &where, object, param->writable, defaults, &value->pointer);
+    return tlc_py_address(state, &where, object, param->writable, param->accepts, defaults,
+                          &value->pointer);
   case TLC_PY_SCALAR:
     return tlc_py_scalar(&where, param->scalar, object, value);
   case TLC_PY_RECORD:
@@ -280,7 +291,7 @@ int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t na
   if (base && base != Py_None) {
     tlc_py_where where = {launcher->name, "l2_persist_base", NULL};
     void* address = NULL;
-    if (tlc_py_address(state, &where, base, 0, &defaults, &address) < 0)
+    if (tlc_py_address(state, &where, base, 0, TLC_PY_ACCEPTS_ANY, &defaults, &address) < 0)
       return -1;
     call->config.l2_persist_base = address;
   }

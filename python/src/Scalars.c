@@ -8,9 +8,9 @@
 #include <math.h>
 #include <string.h>
 
-static const char* const kScalarTypeNames[] = {"bool",     "int8",    "uint8",  "int16",  "uint16",
-                                               "int32",    "uint32",  "int64",  "uint64", "float16",
-                                               "bfloat16", "float32", "float64"};
+static const char* const kScalarTypeNames[] = {
+    "bool",   "int8",    "uint8",    "int16",   "uint16",  "int32",   "uint32",  "int64",
+    "uint64", "float16", "bfloat16", "float32", "float64", "float16", "bfloat16"};
 
 static int wrong_type(const tlc_py_where* where, const char* expected, PyObject* object) {
   PyObject* type = tlc_py_type_name(object);
@@ -76,6 +76,14 @@ static int integer_in_range(const tlc_py_where* where, PyObject* object, long lo
 
 int tlc_py_unsigned(const tlc_py_where* where, PyObject* object, unsigned long long max,
                     unsigned long long* value) {
+  if (PyLong_CheckExact(object)) { /* the usual case, without the checks a message needs */
+    unsigned long long number = PyLong_AsUnsignedLongLong(object);
+    if (!(number == (unsigned long long)-1 && PyErr_Occurred()) && number <= max) {
+      *value = number;
+      return 0;
+    }
+    PyErr_Clear();
+  }
   return integer_in_range(where, object, 0, max, NULL, value);
 }
 
@@ -183,6 +191,26 @@ static int as_float(const tlc_py_where* where, int scalar, PyObject* object, tlc
                                kScalarTypeNames[scalar]);
 }
 
+/* __half2 and __nv_bfloat162: a pair (x, y), a tuple or a list of two numbers, each rounded as
+   a __half or __nv_bfloat16 is; x in the low half, as CUDA lays them out. */
+static int as_pair(const tlc_py_where* where, int scalar, PyObject* object, uint32_t* bits) {
+  int tuple = PyTuple_Check(object);
+  if ((!tuple && !PyList_Check(object)) ||
+      (tuple ? PyTuple_Size(object) : PyList_Size(object)) != 2)
+    return wrong_type(where, "a pair of floats (x, y)", object);
+  int half = scalar == TLC_PY_F16X2 ? TLC_PY_F16 : TLC_PY_BF16;
+  tlc_py_value lanes[2];
+  for (Py_ssize_t i = 0; i < 2; ++i) {
+    PyObject* item = tuple ? PyTuple_GetItem(object, i) : PyList_GetItem(object, i);
+    if (!item || as_float(where, half, item, &lanes[i]) < 0)
+      return -1;
+  }
+  uint16_t x = half == TLC_PY_F16 ? lanes[0].f16.bits : lanes[0].bf16.bits;
+  uint16_t y = half == TLC_PY_F16 ? lanes[1].f16.bits : lanes[1].bf16.bits;
+  *bits = (uint32_t)x | (uint32_t)y << 16;
+  return 0;
+}
+
 int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object, tlc_py_value* value) {
   long long s = 0;
   unsigned long long u = 0;
@@ -234,6 +262,10 @@ int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object, tlc_p
   case TLC_PY_F32:
   case TLC_PY_F64:
     return as_float(where, scalar, object, value);
+  case TLC_PY_F16X2:
+    return as_pair(where, scalar, object, &value->f16x2.bits);
+  case TLC_PY_BF16X2:
+    return as_pair(where, scalar, object, &value->bf16x2.bits);
   }
   PyErr_Format(PyExc_SystemError, "%s(): argument '%s' has an unknown scalar type", where->launcher,
                where->argument);

@@ -78,6 +78,31 @@ class TorchTests(unittest.TestCase):
         pyops.fill_u8(bytes_, 255, N, grid=blocks(N), block=BLOCK)
         self.assertTrue(bool((bytes_ == 255).all()))
 
+    def test_element_types_are_checked(self):
+        # Every dtype real torch has: refused by float* with its own name, which proves the
+        # binding's names are torch's (float32 is the one accepted).
+        for name in ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+                     "float64", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2",
+                     "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "uint16", "uint32",
+                     "uint64"]:
+            dtype = getattr(torch, name, None)
+            if dtype is None:
+                continue  # an older torch
+            with self.subTest(dtype=name):
+                try:
+                    array = torch.empty(4, dtype=dtype, device="cuda")
+                except (RuntimeError, TypeError):
+                    continue  # a dtype this torch cannot allocate on CUDA
+                with self.assertRaisesRegex(TypeError, rf"argument 'y' \(float \*\) takes an "
+                                            rf"array of float32, not {name} \(torch.{name}\)"):
+                    pyops.saxpy(array, self.a, 1.0, 4, grid=1, block=BLOCK)
+        out = torch.zeros(4, dtype=torch.float16, device="cuda")
+        pyops.scale_half(out, 2.0, 4, grid=1, block=BLOCK)  # __half* takes float16
+        pyops.fill_u8(torch.zeros(8, dtype=torch.float32, device="cuda"), 1, 32, grid=1,
+                      block=BLOCK)  # unsigned char* takes any array
+        pyops.saxpy(out.data_ptr(), self.a, 1.0, 0, grid=1, block=BLOCK)  # an address: as it is
+        torch.cuda.synchronize()
+
     def test_every_width(self):
         out = torch.zeros(10, dtype=torch.int64, device="cuda")
         pyops.echo_widths(out, True, -128, 255, -32768, 65535, -(2**31), 2**32 - 1, -(2**63),
@@ -216,6 +241,11 @@ class CupyTests(unittest.TestCase):
         expected = x * cupy.float16(0.5)
         pyops.scale_half(x, 0.5, N, grid=blocks(N), block=BLOCK)
         cupy.testing.assert_array_equal(x, expected)
+
+    def test_element_types_are_checked(self):
+        with self.assertRaisesRegex(TypeError, r"argument 'y' \(float \*\) takes an array of "
+                                    r"float32, not float16 \(typestr '<f2'\)"):
+            pyops.saxpy(self.a.astype(cupy.float16), self.a, 1.0, N, grid=blocks(N), block=BLOCK)
 
     def test_launches_go_to_cupys_current_stream(self):
         out = cupy.empty_like(self.a)

@@ -98,6 +98,28 @@ class CudaArray:
         return interface
 
 
+class RawInterface:
+    """An array whose __cuda_array_interface__ is whatever the test gives, valid or not."""
+
+    def __init__(self, interface):
+        self.interface = interface
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.interface
+
+
+def interface(address=0x1000, **fields):
+    """A valid version 3 interface dict of a float32 vector, with `fields` replaced and the keys
+    listed in `drop` removed."""
+    result = {"shape": (16,), "typestr": "<f4", "data": (address, False), "version": 3,
+              "strides": None}
+    for name in fields.pop("drop", []):
+        del result[name]
+    result.update(fields)
+    return result
+
+
 class CudaArrayOnDevice(CudaArray):
     """A CUDA array that also says its device, as CuPy does (__dlpack_device__)."""
 
@@ -153,6 +175,7 @@ _capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 _LEGACY_NAME = b"dltensor"
 _VERSIONED_NAME = b"dltensor_versioned"
 K_DL_CPU, K_DL_CUDA = 1, 2
+DLPACK_SUBBYTE_PADDED = 1 << 2  # DLPack 1.1: one 4- or 6-bit value per byte
 
 
 class DLPackArray:
@@ -160,17 +183,23 @@ class DLPackArray:
     to belongs to this object, which outlives every call using it."""
 
     def __init__(self, address, shape=(16,), bits=32, device_type=K_DL_CUDA, device_id=0,
-                 byte_offset=0, strides=None, read_only=False, major=1):
+                 byte_offset=0, strides=None, read_only=False, major=1, ndim=None, code=2,
+                 lanes=1, flags=0):
+        """`shape` None is a NULL shape (with `ndim`); `code`, `bits` and `lanes` the dtype;
+        `flags` those of a versioned capsule beside the read-only flag."""
         self.address = address
-        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.shape = None if shape is None else (ctypes.c_int64 * len(shape))(*shape)
         self.strides = None if strides is None else (ctypes.c_int64 * len(strides))(*strides)
-        self.ndim = len(shape)
+        self.ndim = len(shape) if ndim is None else ndim
+        self.code = code
+        self.lanes = lanes
         self.bits = bits
         self.device_type = device_type
         self.device_id = device_id
         self.byte_offset = byte_offset
         self.read_only = read_only
         self.major = major
+        self.flags = flags
         self.requests = []  # the keyword arguments of each __dlpack__ call
         self._kept = []
 
@@ -178,7 +207,7 @@ class DLPackArray:
         tensor.data = self.address
         tensor.device = DLDevice(self.device_type, self.device_id)
         tensor.ndim = self.ndim
-        tensor.dtype = DLDataType(2, self.bits, 1)
+        tensor.dtype = DLDataType(self.code, self.bits, self.lanes)
         tensor.shape = self.shape
         tensor.strides = self.strides
         tensor.byte_offset = self.byte_offset
@@ -188,7 +217,7 @@ class DLPackArray:
         if max_version is not None and max_version[0] >= 1:
             managed = DLManagedTensorVersioned()
             managed.version = DLPackVersion(self.major, 0)
-            managed.flags = 1 if self.read_only else 0
+            managed.flags = (1 if self.read_only else 0) | self.flags
             self._tensor(managed.dl_tensor)
             name = _VERSIONED_NAME
         else:
@@ -212,10 +241,30 @@ class LegacyDLPackArray(DLPackArray):
 # ---- torch --------------------------------------------------------------------------------
 
 
+class DType:
+    """torch.dtype as the binding sees it: one object per dtype, named by str()."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return "torch." + self.name
+
+    __repr__ = __str__
+
+
+TORCH_DTYPES = {name: DType(name) for name in [
+    "bool", "uint8", "int8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
+    "bfloat16", "float32", "float64", "complex32", "complex64", "complex128", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
+    "qint8", "quint4x2", "bits8", "uint4"]}
+
+
 class TorchStandIn:
     """A module installed as `torch` in sys.modules: Tensor has the methods the binding calls
-    (data_ptr, get_device, element_size, stride, shape), and torch._C gives a device's current
-    stream as torch does (_cuda_getCurrentRawStream)."""
+    (data_ptr, get_device, element_size, stride, shape, dtype), torch.float32 and the other
+    dtypes are attributes, and torch._C gives a device's current stream as torch does
+    (_cuda_getCurrentRawStream)."""
 
     STREAM_BASE = 0x5000
 
@@ -231,6 +280,8 @@ class TorchStandIn:
         c._cuda_getCurrentRawStream = current_stream
         torch._C = c
         torch.Tensor = Tensor
+        for name, dtype in TORCH_DTYPES.items():
+            setattr(torch, name, dtype)
         self.module = torch
 
     def install(self):
@@ -243,11 +294,13 @@ class TorchStandIn:
 
 
 class Tensor:
-    """torch.Tensor as the binding sees it. `device` -1 is a CPU tensor."""
+    """torch.Tensor as the binding sees it. `device` -1 is a CPU tensor; `dtype` a name in
+    TORCH_DTYPES."""
 
-    def __init__(self, address, device=0, shape=(16,), strides=None, itemsize=4):
+    def __init__(self, address, device=0, shape=(16,), strides=None, itemsize=4, dtype="float32"):
         self.address = address
         self.device = device
+        self.dtype = TORCH_DTYPES[dtype]
         self.shape = tuple(shape)
         self._strides = strides
         self.itemsize = itemsize

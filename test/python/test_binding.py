@@ -5,18 +5,28 @@ process (test/python/CMakeLists.txt)."""
 
 import ast
 import ctypes
+import importlib.util
 import inspect
 import math
 import os
+import re
 import struct
+import subprocess
 import sys
+import tempfile
 import unittest
 
 import harness
-from harness import CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArray, Tensor
+from harness import (CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArray, RawInterface,
+                     Tensor, interface)
 
-LAUNCHERS = ["by_value", "Error", "halves", "image_target", "launchers", "no_params",
-             "register_torch_ops", "renamed", "saxpy", "tagged", "tiles", "widths"]
+LAUNCHERS = ["axpy_float", "axpy_unsigned_int", "by_value", "Error", "halves", "image_target",
+             "launchers", "nn_fill_long_long_4", "no_params", "pairs", "pointees",
+             "register_torch_ops", "renamed", "saxpy", "scale_double_ptr_double",
+             "scale_float_ptr_float", "tagged", "tiles", "widths"]
+# The C++ names launchers() lists besides the launchers' (the overloads' "scale" names two).
+CXX_NAMES = {"axpy<float>": "axpy_float", "axpy<unsigned int>": "axpy_unsigned_int",
+             "nn::fill<long long, 4U>": "nn_fill_long_long_4"}
 OPTIONS = ["grid", "block", "shared_mem", "stream", "device", "cluster", "cooperative",
            "programmatic_dependent_launch", "l2_persist_base", "l2_persist_bytes",
            "l2_persist_hit_ratio"]
@@ -73,7 +83,7 @@ class PackageTests(unittest.TestCase):
         self.assertTrue(issubclass(helpers.Error, RuntimeError))
         self.assertEqual(helpers.Error.__module__, "pykernels.tlc")
         self.assertTrue(callable(helpers.register_torch_ops))
-        self.assertEqual(sorted(helpers.launchers()), sorted(LAUNCHERS))
+        self.assertEqual(sorted(helpers.launchers()), sorted(LAUNCHERS + list(CXX_NAMES)))
         self.assertEqual(list(helpers.launch_options), OPTIONS)
 
     def test_importing_never_imports_torch(self):
@@ -110,10 +120,10 @@ class PackageTests(unittest.TestCase):
 
     def test_parameter_tables(self):
         self.assertEqual(self.package.tlc.parameters("saxpy"), (
-            ("y", "pointer", "float *", True, None),
-            ("x", "pointer", "const float *", False, None),
-            ("a", "scalar", "float", False, "f32"),
-            ("n", "scalar", "int", False, "i32"),
+            ("y", "pointer", "float *", True, None, ("float32",)),
+            ("x", "pointer", "const float *", False, None, ("float32",)),
+            ("a", "scalar", "float", False, "f32", None),
+            ("n", "scalar", "int", False, "i32", None),
         ))
         self.assertEqual(self.package.tlc.parameters("by_value")[0][:2], ("pair", "record"))
         self.assertEqual(self.package.tlc.parameters("tiles")[0][:2], ("in_", "tensor_map"))
@@ -124,7 +134,7 @@ class PackageTests(unittest.TestCase):
 
     def test_stubs_match_the_functions(self):
         functions = {node.name: node for node in self.stubs("__init__.pyi").body
-                     if isinstance(node, ast.FunctionDef)}
+                     if isinstance(node, ast.FunctionDef) and not node.name.startswith("__")}
         self.assertEqual(sorted(functions), sorted(LAUNCHERS))
         for name, node in functions.items():
             stub = [a.arg for a in node.args.args] + [a.arg for a in node.args.kwonlyargs]
@@ -145,6 +155,77 @@ class PackageTests(unittest.TestCase):
                    if isinstance(node, ast.Assign)}
         self.assertLessEqual({"Pointer", "Array", "Record", "Dim3", "Stream"}, defined)
         self.assertTrue(os.path.exists(os.path.join(harness.OUTPUT_DIR, "pykernels", "py.typed")))
+
+    def test_launchers_by_cxx_name(self):
+        get, launchers = self.package.tlc.get, self.package.tlc.launchers()
+        for cxx_name, name in CXX_NAMES.items():
+            self.assertIs(launchers[cxx_name], getattr(self.package, name))
+            self.assertIs(get(cxx_name), getattr(self.package, name))
+            self.assertIs(get(name), getattr(self.package, name))
+        axpy_float, axpy_unsigned = self.package.axpy_float, self.package.axpy_unsigned_int
+        fill = self.package.nn_fill_long_long_4
+        for spelling, launcher in [
+            (" axpy < float > ", axpy_float), ("axpy<unsigned>", axpy_unsigned),
+            ("axpy<unsigned int>", axpy_unsigned), ("axpy<int unsigned>", axpy_unsigned),
+            ("nn::fill<long long,4U>", fill), ("nn::fill<long long int, 4>", fill),
+            ("::nn::fill<signed long long, 0x4>", fill), ("nn :: fill < long long , 4ull >", fill),
+            ("saxpy", self.package.saxpy),
+            ("scale_float_ptr_float", self.package.scale_float_ptr_float),
+        ]:
+            with self.subTest(spelling):
+                self.assertIs(get(spelling), launcher)
+        self.assertNotIn("scale", launchers)
+        with self.assertRaisesRegex(KeyError, r"pykernels.tlc.get: 'scale' names 2 kernels, the "
+                                    r"launchers scale_(float_ptr_float|double_ptr_double), "
+                                    r"scale_(float_ptr_float|double_ptr_double); get one by its "
+                                    r"launcher name"):
+            get("scale")
+        for missing in ["axpy<double>", "axpy", "nn::fill<long long, 5>", "fill<long long, 4>"]:
+            with self.subTest(missing), self.assertRaisesRegex(
+                    KeyError, rf"no launcher of pykernels is named '{re.escape(missing)}', as a "
+                    r"launcher or by its kernel's C\+\+ name"):
+                get(missing)
+
+    def test_stubs_type_get_by_cxx_name(self):
+        stubs = self.stubs("__init__.pyi").body
+        protocols = {node.name: node for node in stubs if isinstance(node, ast.ClassDef)}
+        overloads = [node for node in stubs
+                     if isinstance(node, ast.FunctionDef) and node.name == "__tlc_get__"]
+        typed = {}
+        for node in overloads[:-1]:
+            names = ast.literal_eval(node.args.args[0].annotation.slice)
+            typed[names[0]] = (names[1], ast.unparse(node.returns))
+        self.assertEqual({cxx: name for cxx, (name, _) in typed.items()}, CXX_NAMES)
+        for cxx_name, (name, returned) in typed.items():
+            call = next(f for f in protocols[returned].body if f.name == "__call__")
+            arguments = [a.arg for a in call.args.args[1:]] + [a.arg for a in call.args.kwonlyargs]
+            signature = inspect.signature(getattr(self.package, name))
+            self.assertEqual(arguments, list(signature.parameters))
+        self.assertEqual(ast.unparse(overloads[-1].args.args[0].annotation), "str")
+        self.assertEqual(ast.unparse(overloads[-1].returns), "Callable[..., None]")
+        self.assertIs(self.package.__tlc_get__, self.package.tlc.get)
+        helpers = self.stubs("tlc", "__init__.pyi").body
+        imports = [node for node in helpers if isinstance(node, ast.ImportFrom) and node.level == 2]
+        self.assertEqual([(a.name, a.asname) for node in imports for a in node.names],
+                         [("__tlc_get__", "get")])
+
+    @unittest.skipUnless(importlib.util.find_spec("mypy"), "mypy is not installed")
+    def test_a_type_checker_reads_get_by_cxx_name(self):
+        with tempfile.TemporaryDirectory() as folder:
+            program = os.path.join(folder, "use.py")
+            with open(program, "w") as file:
+                file.write("import pykernels\n"
+                           "f = pykernels.tlc.get('axpy<float>')\n"
+                           "reveal_type(f)\n"
+                           "f(1.0, 0, 0, grid=1, block=1)\n"
+                           "f(1.0, 0, 0, grid=1, block=1, bogus=3)\n")
+            result = subprocess.run(
+                [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull,
+                 program], capture_output=True, text=True,
+                env=dict(os.environ, MYPYPATH=harness.OUTPUT_DIR))
+        self.assertIn('Revealed type is "pykernels.__tlc_launcher_axpy_float__"', result.stdout)
+        self.assertIn('Unexpected keyword argument "bogus"', result.stdout)
+        self.assertIn("Found 1 error in 1 file", result.stdout, result.stdout)
 
     def test_extension_is_abi3_and_finds_the_library_beside_the_package(self):
         extension = self.package.tlc._ext.__file__
@@ -231,6 +312,17 @@ class ArgumentErrorTests(unittest.TestCase):
         self.refused(OverflowError, r"argument 'b' \(__nv_bfloat16\) = 3.4e\+38 is beyond "
                      r"bfloat16's range", self.package.halves, 0.0, 3.4e38, 0, **LAUNCH)
 
+    def test_pairs(self):
+        pairs = self.package.pairs
+        self.refused(TypeError, r"pairs\(\): argument 'h' \(__half2\) takes a pair of floats "
+                     r"\(x, y\), not float", pairs, 1.0, (0, 0), 0, **LAUNCH)
+        self.refused(TypeError, r"argument 'b' \(__nv_bfloat162\) takes a pair of floats \(x, y\), "
+                     r"not tuple", pairs, (0, 0), (1.0, 2.0, 3.0), 0, **LAUNCH)
+        self.refused(OverflowError, r"argument 'h' \(__half2\) = 70000.0 is beyond float16's "
+                     r"range", pairs, (1.0, 70000.0), (0, 0), 0, **LAUNCH)
+        self.refused(TypeError, r"argument 'h' \(__half2\) takes a float, not str", pairs,
+                     ("1", 0), (0, 0), 0, **LAUNCH)
+
     def test_options(self):
         saxpy = self.package.saxpy
         args = (1, 2, 3.0, 4)
@@ -286,6 +378,333 @@ class ArgumentErrorTests(unittest.TestCase):
                      **LAUNCH)
 
 
+class MalformedArrayTests(unittest.TestCase):
+    """Arrays whose self-description is wrong: every field is checked before it is used, and the
+    message names the launcher, the argument and the field. Nothing reaches the driver."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.torch = harness.TorchStandIn()
+        cls.torch.install()
+        cls.package = harness.import_package()
+        cls.driver = harness.FakeDriver()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.torch.remove()
+
+    def setUp(self):
+        self.driver.clear()
+
+    def tearDown(self):
+        self.assertEqual(self.driver.launches(), [], "a refused call must not launch")
+
+    def saxpy_refuses(self, exception, pattern, y, x=0):
+        with self.assertRaisesRegex(exception, r"^saxpy\(\): argument '(y|x)' \((const )?float "
+                                    r"\*\) " + pattern):
+            self.package.saxpy(y, x, 1.0, 16, **LAUNCH)
+
+    def tiles_refuses(self, exception, pattern, array):
+        with self.assertRaisesRegex(exception, r"^tiles\(\): argument 'in_' \(const CUtensorMap\) "
+                                    + pattern):
+            self.package.tiles(array, 0, **LAUNCH)
+
+    # ---- __cuda_array_interface__ -----------------------------------------------------------
+
+    def test_interface_stream(self):
+        spelled = (r"which is not a stream: None, 1 \(the legacy default stream\), 2 \(the "
+                   r"per-thread default stream\) or a cudaStream_t's address")
+        for stream, exception, pattern in [
+            (-7, ValueError, r"= -7, " + spelled),
+            (-1, ValueError, r"= -1, "),
+            (1 << 64, ValueError, r"= 18446744073709551616, "),
+            ("1", TypeError, r"of type str; it must be an int \(a stream: "),
+            (1.0, TypeError, r"of type float; "),
+            (True, TypeError, r"of type bool; "),
+        ]:
+            with self.subTest(stream=stream):
+                array = RawInterface(interface(stream=stream))
+                self.saxpy_refuses(exception, r"has __cuda_array_interface__\['stream'\] "
+                                   + pattern, array)
+                # Not only where the stream is used: a later array's is checked too.
+                self.saxpy_refuses(exception, r"has __cuda_array_interface__\['stream'\] ",
+                                   0x2000, array)
+
+    def test_interface_streams_the_interface_allows(self):
+        for stream, launched in [(None, 0), (1, 1), (2, 2), (0x7F00, 0x7F00), (0, 0)]:
+            with self.subTest(stream=stream):
+                self.driver.clear()
+                self.package.saxpy(RawInterface(interface(stream=stream)), 0, 1.0, 16, **LAUNCH)
+                self.assertEqual(self.driver.only_launch()["stream"], launched)
+        self.driver.clear()
+
+    def test_interface_data(self):
+        tuple_expected = r"; it must be a tuple \(address, read_only\)"
+        for data, exception, pattern in [
+            ((0x1000,), TypeError, r"\['data'\] = \(4096,\)" + tuple_expected),
+            ((0x1000, False, 3), TypeError, r"\['data'\] = \(4096, False, 3\)" + tuple_expected),
+            ([0x1000, False], TypeError, r"\['data'\] = \[4096, False\]" + tuple_expected),
+            (0x1000, TypeError, r"\['data'\] = 4096" + tuple_expected),
+            ((-5, False), ValueError, r"\['data'\]\[0\] = -5, which is not an address "
+                                      r"\(0 to 2\*\*64 - 1\)"),
+            ((1 << 64, False), ValueError, r"\['data'\]\[0\] = 18446744073709551616, which is "
+                                           r"not an address"),
+            (("0x10", False), TypeError, r"\['data'\]\[0\] of type str; it must be an int "
+                                         r"\(an address"),
+            ((1.5, False), TypeError, r"\['data'\]\[0\] of type float; "),
+            ((0x1000, "no"), TypeError, r"\['data'\]\[1\] = 'no'; it must be a bool \(whether "
+                                        r"the array is read-only\)"),
+            ((0x1000, 0), TypeError, r"\['data'\]\[1\] = 0; it must be a bool"),
+        ]:
+            with self.subTest(data=data):
+                self.saxpy_refuses(exception, r"has __cuda_array_interface__" + pattern,
+                                   RawInterface(interface(data=data)))
+        self.saxpy_refuses(TypeError, r"has a __cuda_array_interface__ without 'data' "
+                           r"\(address, read_only\)", RawInterface(interface(drop=["data"])))
+
+    def test_interface_that_is_not_a_dict(self):
+        self.saxpy_refuses(TypeError, r"has a __cuda_array_interface__ of type list; it must be a "
+                           r"dict", RawInterface([("data", (0x1000, False))]))
+
+    def test_interface_layout_of_a_tensor_map(self):
+        field = r"has __cuda_array_interface__"
+        matrix = {"shape": (8, 16)}
+        for fields, exception, pattern in [
+            ({"shape": (8, -16)}, ValueError,
+             r"\['shape'\]\[1\] = -16, which is not a size \(0 to 2\*\*63 - 1\)"),
+            ({"shape": (1 << 63, 16)}, ValueError, r"\['shape'\]\[0\] = 9223372036854775808, "),
+            ({"shape": (8.0, 16)}, TypeError, r"\['shape'\]\[0\] of type float; "),
+            ({"shape": "8x16"}, TypeError, r"\['shape'\] of type str; it must be a tuple"),
+            ({"shape": [8, 16]}, TypeError, r"\['shape'\] of type list; it must be a tuple"),
+            ({"shape": (1 << 40, 1 << 40)}, ValueError,
+             r"\['shape'\] that makes the array larger than 2\*\*63 bytes"),
+            ({**matrix, "strides": (64,)}, ValueError,
+             r"\['strides'\] with 1 entries for 2 dimensions"),
+            ({**matrix, "strides": [64, 4]}, TypeError,
+             r"\['strides'\] of type list; it must be a tuple or None"),
+            ({**matrix, "strides": (64, "4")}, TypeError, r"\['strides'\]\[1\] of type str; "),
+            ({**matrix, "strides": (1 << 63, 4)}, ValueError,
+             r"\['strides'\]\[0\] = 9223372036854775808, which is not a stride"),
+            ({**matrix, "strides": (-64, 4)}, ValueError,
+             r"\['strides'\]\[0\] < 0: a tensor map cannot read negative strides"),
+            ({**matrix, "typestr": "f4"}, ValueError,
+             r"\['typestr'\] = 'f4'; it must be a byte order \(<, >, \|, =\), a kind and a size "
+             r"from 1 to 65535 bytes, such as '<f4'"),
+            ({**matrix, "typestr": "<f0"}, ValueError, r"\['typestr'\] = '<f0'; "),
+            ({**matrix, "typestr": "<f99999"}, ValueError, r"\['typestr'\] = '<f99999'; "),
+            ({**matrix, "typestr": "<x4"}, ValueError, r"\['typestr'\] = '<x4'; "),
+            ({**matrix, "typestr": "<f4 "}, ValueError, r"\['typestr'\] = '<f4 '; "),
+            ({**matrix, "typestr": "\0f4"}, ValueError, r"\['typestr'\] = '\\x00f4'; "),
+            ({**matrix, "typestr": 4}, TypeError,
+             r"\['typestr'\] of type int; it must be a str such as '<f4'"),
+        ]:
+            with self.subTest(fields=fields):
+                self.tiles_refuses(exception, field + pattern, RawInterface(interface(**fields)))
+        self.tiles_refuses(TypeError, r"has a __cuda_array_interface__ without 'typestr'",
+                           RawInterface(interface(drop=["typestr"], **matrix)))
+        self.tiles_refuses(TypeError, r"has a __cuda_array_interface__ without 'shape'",
+                           RawInterface(interface(drop=["shape"])))
+
+    # ---- DLPack -----------------------------------------------------------------------------
+
+    def test_dlpack_layout_of_a_tensor_map(self):
+        for array, pattern in [
+            (DLPackArray(0x1000, shape=None, ndim=2), r"has DLPack shape = NULL with ndim 2"),
+            (DLPackArray(0x1000, shape=None, ndim=-1), r"has DLPack ndim = -1, which is negative"),
+            (DLPackArray(0x1000, shape=None, ndim=1 << 30),
+             r"has 1073741824 dimensions; a tensor map takes at most 5"),
+            (DLPackArray(0x1000, shape=(8, -16)), r"has DLPack shape\[1\] = -16, which is "
+                                                  r"negative"),
+            (DLPackArray(0x1000, shape=(1 << 61, 1 << 61)),
+             r"has DLPack shape that makes the array larger than 2\*\*63 bytes"),
+            (DLPackArray(0x1000, shape=(8, 16), strides=(1 << 62, 1)),
+             r"has DLPack strides\[0\] = 4611686018427387904 elements of 4 bytes, beyond "
+             r"2\*\*63 bytes"),
+            (DLPackArray(0x1000, shape=(8, 16), strides=(-16, 1)),
+             r"has DLPack strides\[0\] < 0: a tensor map cannot read negative strides"),
+            (DLPackArray(0x1000, shape=(8, 16), bits=0),
+             r"has DLPack dtype with 0 bits and 1 lanes, which is no element type"),
+            (DLPackArray(0x1000, shape=(8, 16), lanes=0),
+             r"has DLPack dtype with 32 bits and 0 lanes, which is no element type"),
+        ]:
+            with self.subTest(pattern):
+                self.tiles_refuses(ValueError, pattern, array)
+
+    def test_dlpack_null_strides_are_compact(self):
+        self.package.tiles(DLPackArray(0x200000, shape=(8, 32)), 0, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["tensor_maps"][0]["strides"], [128])
+        self.driver.clear()
+
+    def test_dlpack_address_and_device(self):
+        self.saxpy_refuses(ValueError, r"has DLPack byte_offset = 32, which takes data "
+                           r"\(0xfffffffffffffff0\) beyond the address space",
+                           DLPackArray((1 << 64) - 16, byte_offset=32))
+        self.saxpy_refuses(ValueError, r"has DLPack device_id = -3, which is not a device "
+                           r"ordinal", DLPackArray(0x1000, device_id=-3))
+
+    # ---- torch ------------------------------------------------------------------------------
+
+    def test_tensor_methods(self):
+        self.saxpy_refuses(ValueError, r"has data_ptr\(\) = -1, which is not an address",
+                           Tensor(-1))
+        self.saxpy_refuses(TypeError, r"has data_ptr\(\) of type float; ", Tensor(1.5))
+        self.saxpy_refuses(TypeError, r"has get_device\(\) of type str; it must be an int \(a "
+                           r"device \(-1 for the CPU, or a CUDA ordinal\)\)", Tensor(0x1000, "0"))
+        self.saxpy_refuses(ValueError, r"has get_device\(\) = -2, which is not a device",
+                           Tensor(0x1000, -2))
+        self.tiles_refuses(ValueError, r"has shape\[0\] = -8, which is not a size",
+                           Tensor(0x1000, shape=(-8, 16), strides=(16, 1)))
+        self.tiles_refuses(ValueError, r"has stride\(\)\[0\] < 0: a tensor map cannot read "
+                           r"negative strides", Tensor(0x1000, shape=(8, 16), strides=(-16, 1)))
+
+
+# pointees' parameters (pykernels.cu) and the element types each takes (None: any array).
+POINTEES = {
+    "f32": {"float32"}, "f64": {"float64"}, "f16": {"float16"}, "bf16": {"bfloat16"},
+    "b": {"bool"}, "i8": {"int8"}, "i8t": {"int8"}, "i16": {"int16"}, "u16": {"uint16"},
+    "i32": {"int32"}, "u32": {"uint32"}, "i64": {"int64"}, "ll": {"int64"}, "u64": {"uint64"},
+    "size": {"uint64"}, "level": {"int16"}, "e4m3": {"float8_e4m3fn"},
+    "e4m3x4": {"float8_e4m3fn"}, "e5m2": {"float8_e5m2"}, "e8m0": {"float8_e8m0fnu"},
+    "e2m3": {"float6_e2m3fn"}, "e3m2": {"float6_e3m2fn"}, "e2m1": {"float4_e2m1fn"},
+    "e2m1x2": {"float4_e2m1fn_x2"}, "f4": {"float32", "complex64"},
+    "f2": {"float32", "complex64"}, "d2": {"float64", "complex128"}, "i2": {"int32"},
+    "u4": {"uint32"}, "c4": {"int8"}, "h2": {"float16", "complex32"}, "bf2": {"bfloat16"},
+    "dims": {"uint32"}, "any": None, "chars": None, "bytes": None, "u8": None, "raw": None,
+    "pairs": None, "pointers": None,
+}
+
+# What each protocol can say, and the dtype (as torch names it; "other" for none tlc knows).
+TORCH_DTYPES = {name: name for name in harness.TORCH_DTYPES}
+TORCH_DTYPES.update({"qint8": "other", "quint4x2": "other", "bits8": "other", "uint4": "other"})
+TYPESTRS = {
+    "|b1": "bool", "|i1": "int8", "|u1": "uint8", "<i2": "int16", "<u2": "uint16",
+    "<i4": "int32", "<u4": "uint32", "<i8": "int64", "<u8": "uint64", "<f2": "float16",
+    "<f4": "float32", "=f4": "float32", "<f8": "float64", "<c8": "complex64",
+    "<c16": "complex128", ">i1": "int8", ">f4": "other", "|V2": "other", "<M8": "other",
+    "|b2": "other", "<f16": "other",
+}
+PADDED = harness.DLPACK_SUBBYTE_PADDED
+DLPACK_DTYPES = {  # (code, bits, flags)
+    (0, 8, 0): "int8", (0, 16, 0): "int16", (0, 32, 0): "int32", (0, 64, 0): "int64",
+    (1, 8, 0): "uint8", (1, 16, 0): "uint16", (1, 32, 0): "uint32", (1, 64, 0): "uint64",
+    (2, 16, 0): "float16", (2, 32, 0): "float32", (2, 64, 0): "float64",
+    (4, 16, 0): "bfloat16", (5, 32, 0): "complex32", (5, 64, 0): "complex64",
+    (5, 128, 0): "complex128", (6, 8, 0): "bool", (7, 8, 0): "float8_e3m4",
+    (8, 8, 0): "float8_e4m3", (9, 8, 0): "float8_e4m3b11fnuz", (10, 8, 0): "float8_e4m3fn",
+    (11, 8, 0): "float8_e4m3fnuz", (12, 8, 0): "float8_e5m2", (13, 8, 0): "float8_e5m2fnuz",
+    (14, 8, 0): "float8_e8m0fnu", (15, 6, PADDED): "float6_e2m3fn",
+    (15, 6, 0): "float6_e2m3fn (packed)", (16, 6, PADDED): "float6_e3m2fn",
+    (16, 6, 0): "float6_e3m2fn (packed)", (17, 4, PADDED): "float4_e2m1fn",
+    (17, 4, 0): "float4_e2m1fn_x2", (3, 64, 0): "other", (2, 8, 0): "other", (0, 4, 0): "other",
+    (10, 16, 0): "other", (6, 1, 0): "other",
+}
+
+
+class ElementTypeTests(unittest.TestCase):
+    """A pointer's pointee against the array's dtype, for every pair: torch dtypes,
+    __cuda_array_interface__ typestrs and DLPack codes against pointees' parameters. Refused
+    before anything reaches the driver."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.torch = harness.TorchStandIn()
+        cls.torch.install()
+        cls.package = harness.import_package()
+        cls.driver = harness.FakeDriver()
+        cls.types = {row[0]: row[2] for row in cls.package.tlc.parameters("pointees")}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.torch.remove()
+
+    def setUp(self):
+        self.driver.clear()
+
+    def test_the_parameter_table_lists_what_each_pointer_takes(self):
+        rows = self.package.tlc.parameters("pointees")
+        self.assertEqual([row[0] for row in rows], list(POINTEES))
+        for keyword, kind, _ctype, _writable, _scalar, dtypes in rows:
+            expected = POINTEES[keyword]
+            with self.subTest(keyword):
+                self.assertEqual(None if dtypes is None else set(dtypes), expected)
+                if dtypes is not None:
+                    self.assertEqual(len(dtypes), len(expected))
+        for row in self.package.tlc.parameters("widths")[:-1]:
+            self.assertIsNone(row[5], "scalars take no arrays")
+
+    def launch(self, keyword, array):
+        arguments = dict.fromkeys(POINTEES, 0)
+        arguments[keyword] = array
+        self.package.pointees(**arguments, **LAUNCH)
+
+    def check_every_pair(self, arrays):
+        """`arrays`: (array, its dtype's name, how the message spells it)."""
+        for keyword, accepted in POINTEES.items():
+            for array, dtype, spelled in arrays:
+                with self.subTest(parameter=keyword, array=spelled):
+                    self.driver.clear()
+                    if accepted is None or dtype in accepted:
+                        self.launch(keyword, array)
+                        self.assertEqual(len(self.driver.launches()), 1)
+                        continue
+                    ctype = re.escape(self.types[keyword])
+                    names = "|".join(sorted(accepted))
+                    shown = (f"one of {re.escape(spelled)}" if dtype == "other"
+                             else f"{re.escape(dtype)} \\({re.escape(spelled)}\\)")
+                    with self.assertRaisesRegex(
+                            TypeError,
+                            rf"^pointees\(\): argument '{keyword}' \({ctype}\) takes an array of "
+                            rf"({names})( or ({names}))?, not {shown}; to pass its memory as it "
+                            r"is, pass its address as an int \(e.g. tensor.data_ptr\(\)\)$"):
+                        self.launch(keyword, array)
+                    self.assertEqual(self.driver.launches(), [], "refused before the driver")
+
+    def test_torch_dtypes(self):
+        self.check_every_pair([(Tensor(0x1000, dtype=name), dtype, f"torch.{name}")
+                               for name, dtype in TORCH_DTYPES.items()])
+
+    def test_cuda_array_interface_typestrs(self):
+        self.check_every_pair([(CudaArray(0x1000, typestr=typestr), dtype, f"typestr '{typestr}'")
+                               for typestr, dtype in TYPESTRS.items()])
+
+    def test_dlpack_codes(self):
+        arrays = []
+        for (code, bits, flags), dtype in DLPACK_DTYPES.items():
+            arrays.append((DLPackArray(0x1000, code=code, bits=bits, flags=flags), dtype,
+                           f"DLPack code {code}, {bits} bits"))
+        # Lanes are elements of the type; a legacy capsule has no flags: sub-byte types packed.
+        arrays.append((DLPackArray(0x1000, code=2, bits=32, lanes=4), "float32",
+                       "DLPack code 2, 32 bits"))
+        arrays.append((LegacyDLPackArray(0x1000, code=17, bits=4, flags=PADDED),
+                       "float4_e2m1fn_x2", "DLPack code 17, 4 bits"))
+        self.check_every_pair(arrays)
+
+    def test_messages(self):
+        saxpy = self.package.saxpy
+        with self.assertRaisesRegex(TypeError, r"^saxpy\(\): argument 'y' \(float \*\) takes an "
+                                    r"array of float32, not float16 \(torch.float16\); to pass its "
+                                    r"memory as it is, pass its address as an int \(e.g. "
+                                    r"tensor.data_ptr\(\)\)$"):
+            saxpy(Tensor(0x1000, dtype="float16"), 0, 1.0, 16, **LAUNCH)
+        with self.assertRaisesRegex(TypeError, r"^pointees\(\): argument 'f2' \(float2 \*\) takes "
+                                    r"an array of float32 or complex64, not int32 "
+                                    r"\(typestr '<i4'\)"):
+            self.launch("f2", CudaArray(0x1000, typestr="<i4"))
+        with self.assertRaisesRegex(TypeError, r"argument 'e4m3' \(__nv_fp8_e4m3 \*\) takes an "
+                                    r"array of float8_e4m3fn, not float8_e5m2 \(DLPack code 12, 8 "
+                                    r"bits\)"):
+            self.launch("e4m3", DLPackArray(0x1000, code=12, bits=8))
+        with self.assertRaisesRegex(TypeError, r"argument 'x' \(const float \*\) takes an array of "
+                                    r"float32, not one of typestr '\|V2'"):
+            saxpy(0, CudaArray(0x1000, typestr="|V2"), 1.0, 16, **LAUNCH)
+        self.assertEqual(self.driver.launches(), [])
+
+    def test_an_address_passes_any_memory(self):
+        half = Tensor(0x1000, dtype="float16")
+        self.package.saxpy(half.data_ptr(), 0, 1.0, 16, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["params"][0], 0x1000)
+
+
 class LaunchTests(unittest.TestCase):
     """What reaches the driver, for ints, structs, 16-bit floats, streams and options."""
 
@@ -315,6 +734,18 @@ class LaunchTests(unittest.TestCase):
         self.assertEqual(launch["params"], [0, 0x20, float_bits(-1.0), 7])
         self.assertEqual(launch["grid"], [2, 3, 4])
         self.assertEqual(launch["shared_bytes"], 512)
+
+    def test_keywords_that_are_not_interned(self):
+        # Names built at run time are equal to the module's keywords, not identical to them.
+        keyword = lambda name: "".join(list(name))  # noqa: E731
+        arguments = {keyword("y"): 0x10, keyword("x"): 0x20, keyword("a"): 1.0, keyword("n"): 3,
+                     keyword("grid"): 2, keyword("block"): 64, keyword("stream"): 0x44}
+        self.assertIsNot(next(iter(arguments)), "y")
+        self.package.saxpy(**arguments)
+        launch = self.driver.only_launch()
+        self.assertEqual(launch["params"], [0x10, 0x20, float_bits(1.0), 3])
+        self.assertEqual((launch["grid"], launch["block"], launch["stream"]),
+                         ([2, 1, 1], [64, 1, 1], 0x44))
 
     def test_every_width(self):
         self.package.widths(True, -1, 255, -2, 65535, -3, 4294967295, -(1 << 63), (1 << 64) - 1,
@@ -354,6 +785,14 @@ class LaunchTests(unittest.TestCase):
         self.driver.clear()
         self.package.halves(math.nan, math.nan, 0, **LAUNCH)
         self.assertEqual(self.driver.only_launch()["params"][:2], [0x7E00, 0x7FC0])
+
+    def test_half2_and_bfloat162_from_pairs(self):
+        self.package.pairs((1.5, -2.0), [0.1, 3.0], 0, **LAUNCH)
+        params = self.driver.only_launch()["params"]
+        self.assertEqual(params[0], half_bits(1.5) | half_bits(-2.0) << 16)
+        self.assertEqual(params[1], bfloat16_bits(0.1) | bfloat16_bits(3.0) << 16)
+        self.assertEqual([row[4] for row in self.package.tlc.parameters("pairs")[:2]],
+                         ["f16x2", "bf16x2"])
 
     def test_structs_as_bytes_or_buffers(self):
         pair = Pair(7, 2.5, 1.0)
@@ -466,6 +905,26 @@ class ArrayStandInTests(unittest.TestCase):
         self.assertEqual((y.reads, x.reads), (1, 1))
         self.assertEqual(imports.names, [])
 
+    def test_interface_keys_that_are_not_interned(self):
+        # Keys built at run time are equal to the names the binding looks for, not identical.
+        def built(fields):
+            return {"".join(list(key)): value for key, value in fields.items()}
+
+        matrix = built(harness.interface(0x180000, shape=(8, 16), strides=(128, 4), stream=0x66,
+                                         descr=[("", "<f4")]))
+        self.assertIsNot(next(iter(matrix)), "shape")
+        self.package.tiles(RawInterface(matrix), 0x50, **LAUNCH)
+        launch = self.driver.only_launch()
+        self.assertEqual((launch["tensor_maps"][0]["address"], launch["stream"]), (0x180000, 0x66))
+        self.assertEqual(launch["tensor_maps"][0]["strides"], [128])
+        self.driver.clear()
+        with self.assertRaisesRegex(ValueError, r"has __cuda_array_interface__\['stream'\] = -7"):
+            self.package.saxpy(RawInterface(built(harness.interface(stream=-7))), 0, 1.0, 16,
+                               **LAUNCH)
+        with self.assertRaisesRegex(TypeError, r"not float16 \(typestr '<f2'\)"):
+            self.package.saxpy(RawInterface(built(harness.interface(typestr="<f2"))), 0, 1.0, 16,
+                               **LAUNCH)
+
     def test_the_first_array_gives_the_stream(self):
         self.package.saxpy(CudaArray(0x1000, stream=0x77), CudaArray(0x2000, stream=0x88), 1.0,
                            16, **LAUNCH)
@@ -486,6 +945,21 @@ class ArrayStandInTests(unittest.TestCase):
         self.assertEqual(y.requests, [{"stream": None, "max_version": (1, 0)}])
         self.assertEqual(x.requests, [{"stream": 1, "max_version": None}])
         self.assertEqual(imports.names, [])
+
+    def test_a_producer_without_max_version_is_asked_without_it_from_then_on(self):
+        class Counting(DLPackArray):
+            attempts = 0
+
+            def __dlpack__(self, stream=None, **keywords):
+                Counting.attempts += 1
+                if keywords:
+                    raise TypeError("__dlpack__() got an unexpected keyword argument")
+                return super().__dlpack__(stream=stream)
+
+        for _ in range(3):
+            self.package.saxpy(Counting(0x30000), 0, 1.0, 16, **LAUNCH)
+        self.assertEqual(Counting.attempts, 4)  # one refused max_version, then three without
+        self.assertEqual(len(self.driver.launches()), 3)
 
     def test_dlpack_is_asked_for_the_launch_stream(self):
         y = DLPackArray(0x30000)

@@ -44,8 +44,54 @@ enum tlc_py_scalar {
   TLC_PY_F16,
   TLC_PY_BF16,
   TLC_PY_F32,
-  TLC_PY_F64
+  TLC_PY_F64,
+  TLC_PY_F16X2, /* __half2: a pair of numbers */
+  TLC_PY_BF16X2 /* __nv_bfloat162 */
 };
+
+/* An array's element type, as torch, __cuda_array_interface__ (numpy's typestr) or DLPack says
+   it (named as torch names them). TLC_PY_DT_OTHER: a type tlc has no name for, which only a
+   pointer that takes any array accepts. The 6-bit and 4-bit types hold one value per byte,
+   except the _PACKED and _X2 ones, which pack them. */
+enum tlc_py_dtype {
+  TLC_PY_DT_OTHER = 0,
+  TLC_PY_DT_BOOL,
+  TLC_PY_DT_I8,
+  TLC_PY_DT_U8,
+  TLC_PY_DT_I16,
+  TLC_PY_DT_U16,
+  TLC_PY_DT_I32,
+  TLC_PY_DT_U32,
+  TLC_PY_DT_I64,
+  TLC_PY_DT_U64,
+  TLC_PY_DT_F16,
+  TLC_PY_DT_BF16,
+  TLC_PY_DT_F32,
+  TLC_PY_DT_F64,
+  TLC_PY_DT_C32,
+  TLC_PY_DT_C64,
+  TLC_PY_DT_C128,
+  TLC_PY_DT_F8_E4M3FN,
+  TLC_PY_DT_F8_E5M2,
+  TLC_PY_DT_F8_E8M0FNU,
+  TLC_PY_DT_F8_E4M3FNUZ,
+  TLC_PY_DT_F8_E5M2FNUZ,
+  TLC_PY_DT_F8_E3M4,
+  TLC_PY_DT_F8_E4M3,
+  TLC_PY_DT_F8_E4M3B11FNUZ,
+  TLC_PY_DT_F6_E2M3FN,
+  TLC_PY_DT_F6_E3M2FN,
+  TLC_PY_DT_F6_E2M3FN_PACKED,
+  TLC_PY_DT_F6_E3M2FN_PACKED,
+  TLC_PY_DT_F4_E2M1FN,
+  TLC_PY_DT_F4_E2M1FN_X2,
+  TLC_PY_DT_COUNT
+};
+
+/* A pointer parameter's accepted element types: a set of tlc_py_dtype bits, computed by tlc
+   from the pointee type when it renders the table. */
+#define TLC_PY_ACCEPTS(dtype) (1ull << (dtype))
+#define TLC_PY_ACCEPTS_ANY (~0ull) /* void*, char*, unsigned char*, structs: any array */
 
 typedef struct tlc_py_param {
   const char* name;       /* its keyword: the kernel parameter's name, `_` appended where it would
@@ -56,12 +102,14 @@ typedef struct tlc_py_param {
   unsigned char writable; /* a pointer to non-const data: read-only buffers are refused */
   unsigned size;          /* TLC_PY_RECORD: bytes; TLC_PY_TENSOR_MAP: bits per element */
   unsigned rank;          /* TLC_PY_TENSOR_MAP: dimensions */
+  unsigned long long accepts; /* TLC_PY_POINTER: the element types an array may hold */
 } tlc_py_param;
 
 typedef struct tlc_py_launcher {
   const char* name; /* NAME_<name> in C, NAME.<name> in Python */
   const tlc_py_param* params;
   int param_count;
+  const char* cxx_name; /* the kernel's C++ name with its template arguments: "axpy<float>" */
 } tlc_py_launcher;
 
 /* One converted argument, in the member its parameter's C type names. Records and tensor maps
@@ -81,6 +129,8 @@ typedef union tlc_py_value {
   tlc_bfloat16 bf16;
   float f32;
   double f64;
+  tlc_half2 f16x2;
+  tlc_bfloat162 bf16x2;
   void* record;       /* TLC_PY_RECORD: where its bytes are copied */
   tlc_tensor* tensor; /* TLC_PY_TENSOR_MAP: where the tensor is described */
 } tlc_py_value;

@@ -9,11 +9,14 @@ the exception launches raise, the module API of the C library (``load``, ``unloa
 This file is the same in every package; tlc copies it from its installation (docs/python.md).
 """
 
+import re
+
 from . import _ext
 from ._ext import Error, image_target, load, status_string, unload
 
 __all__ = [
     "Error",
+    "get",
     "image_target",
     "launch_options",
     "launchers",
@@ -29,21 +32,134 @@ launch_options = tuple(_ext.launch_options)
 
 
 def launchers():
-    """The package's launchers, by name (a new dict)."""
-    return dict(_ext.launchers)
+    """The package's launchers by name (a new dict): each under its launcher name
+    (``"axpy_float"``) and, where that differs, under its kernel's C++ name
+    (``"axpy<float>"``) if no other kernel has that name and no launcher is called so."""
+    result = dict(_ext.launchers)
+    for cxx_name, name in _cxx_aliases().items():
+        result[cxx_name] = _ext.launchers[name]
+    return result
+
+
+def get(name):
+    """The launcher ``name`` names: a launcher's name (``"axpy_float"``), or its kernel's C++
+    name with the template arguments (``"axpy<float>"``, ``"nn::fill<long long, 4>"``), spelled
+    with any spacing, ``unsigned`` or ``unsigned int`` (any order of the integer keywords), and
+    integer arguments with or without suffixes (``4`` for ``4U``). A launcher's own name wins.
+    KeyError when it names no launcher, or several (overloads: use the launcher's name)."""
+    launcher = _ext.launchers.get(name)
+    if launcher is not None:
+        return launcher
+    names = _by_cxx_key().get(_cxx_key(name), [])
+    if len(names) == 1:
+        return _ext.launchers[names[0]]
+    module = _ext.module_name
+    if names:
+        raise KeyError(f"{module}.tlc.get: '{name}' names {len(names)} kernels, the launchers "
+                       f"{', '.join(names)}; get one by its launcher name")
+    raise KeyError(f"{module}.tlc.get: no launcher of {module} is named '{name}', as a launcher "
+                   "or by its kernel's C++ name (launchers() lists them)")
+
+
+# ---- kernels by C++ name ---------------------------------------------------------------------
+# A kernel's C++ name is Clang's spelling ("nn::fill<long long, 4U>"). Names given to get() are
+# compared with it after both are normalised (_cxx_key): whitespace only where two words meet,
+# integer types in Clang's spelling, integer literals in decimal without suffixes, no global
+# "::" and no "(anonymous namespace)::".
+
+_TOKENS = re.compile(r"\s+|[A-Za-z_]\w*|\d[\w']*|'(?:\\.|[^'\\])*'|::|.")
+_INTEGER_WORDS = frozenset(["signed", "unsigned", "short", "long", "int", "char"])
+_INTEGER_LITERAL = re.compile(r"(0[xX][0-9A-Fa-f']+|[1-9][0-9']*|0)[uUlLzZ]*")
+_ANONYMOUS = ["(", "anonymous", "namespace", ")", "::"]
+
+
+def _integer_type(words):
+    """Clang's spelling of an integer type written as `words` ("long unsigned int")."""
+    unsigned = "unsigned" in words
+    if "char" in words:
+        return "unsigned char" if unsigned else "signed char" if "signed" in words else "char"
+    longs = words.count("long")
+    base = "short" if "short" in words else "long long" if longs > 1 else "long" if longs else "int"
+    return "unsigned " + base if unsigned else base
+
+
+def _is_word(token):
+    return token[0].isalnum() or token[0] == "_"
+
+
+def _cxx_key(spelling):
+    tokens = [token for token in _TOKENS.findall(spelling) if not token.isspace()]
+    while True:  # (anonymous namespace)::, anywhere
+        at = next((i for i in range(len(tokens)) if tokens[i:i + 5] == _ANONYMOUS), None)
+        if at is None:
+            break
+        del tokens[at:at + 5]
+    words, i = [], 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in _INTEGER_WORDS:
+            run = []
+            while i < len(tokens) and tokens[i] in _INTEGER_WORDS:
+                run.append(tokens[i])
+                i += 1
+            words.append(_integer_type(run))
+            continue
+        literal = _INTEGER_LITERAL.fullmatch(token)
+        if literal:
+            words.append(str(int(literal.group(1).replace("'", ""), 0)))
+        elif token == "::" and (not words or not (_is_word(words[-1]) or words[-1] == ">")):
+            pass  # the global namespace: ::nn::fill is nn::fill
+        else:
+            words.append(token)
+        i += 1
+    key = ""
+    for word in words:
+        if key and _is_word(key[-1]) and _is_word(word):
+            key += " "
+        key += word
+    return key
+
+
+_cxx_index = None
+
+
+def _by_cxx_key():
+    """Normalised C++ name -> the launchers whose kernel has it."""
+    global _cxx_index
+    if _cxx_index is None:
+        index = {}
+        for name, cxx_name in _ext.cxx_names.items():
+            index.setdefault(_cxx_key(cxx_name), []).append(name)
+        _cxx_index = index
+    return _cxx_index
+
+
+def _cxx_aliases():
+    """C++ name -> launcher, for launchers() (lib/render/PythonView.cpp types the same ones in
+    the stubs): where it differs from the launcher's name, names one kernel and no launcher."""
+    counts = {}
+    for cxx_name in _ext.cxx_names.values():
+        counts[cxx_name] = counts.get(cxx_name, 0) + 1
+    return {cxx_name: name for name, cxx_name in _ext.cxx_names.items()
+            if cxx_name != name and counts[cxx_name] == 1 and cxx_name not in _ext.launchers}
 
 
 def parameters(launcher):
-    """A launcher's parameters as tuples ``(keyword, kind, C type, writable, scalar type)``.
+    """A launcher's parameters as tuples ``(keyword, kind, C type, writable, scalar type,
+    element types)``.
 
     ``kind`` is ``"pointer"``, ``"scalar"``, ``"record"`` or ``"tensor_map"``; ``writable`` says
     whether the kernel may write through a pointer (its pointee is not const); ``scalar type``
-    is ``"i32"``, ``"f16"``, ... for scalars and ``None`` otherwise.
+    is ``"i32"``, ``"f16"``, ... for scalars and ``None`` otherwise; ``element types`` are the
+    dtypes a pointer takes arrays of, named as torch names them (``("float32",)`` for
+    ``float*``), and ``None`` where it takes any array (``void*``, ``char*``, structs) and for
+    other parameters.
     """
     return _ext.parameters[launcher]
 
 
 _SCHEMA_SCALARS = {"bool": "bool", "f16": "float", "bf16": "float", "f32": "float", "f64": "float"}
+_NO_SCHEMA_SCALARS = ("f16x2", "bf16x2")  # pairs: no torch schema type
 
 # Launch options a torch op takes (the stream is torch's current stream on the tensors' device,
 # as for any torch op; the L2 window is left to the plain launchers).
@@ -57,10 +173,10 @@ _registered = {}
 
 def _torch_schema(params):
     """The op schema of a launcher, and the names of the arguments it mutates; None if a
-    parameter has no torch type (structs passed by value)."""
+    parameter has no torch type (structs passed by value, __half2 and __nv_bfloat162)."""
     arguments, mutated = [], []
-    for keyword, kind, _ctype, writable, scalar in params:
-        if kind == "record":
+    for keyword, kind, _ctype, writable, scalar, _dtypes in params:
+        if kind == "record" or scalar in _NO_SCHEMA_SCALARS:
             return None
         if kind == "scalar":
             arguments.append(f"{_SCHEMA_SCALARS.get(scalar, 'int')} {keyword}")
@@ -98,8 +214,8 @@ def register_torch_ops(namespace=None):
     ``cooperative`` and ``programmatic_dependent_launch``, launches on torch's current stream,
     and declares as mutated (``mutates_args``) the tensors the kernel may write: its non-const
     pointer parameters and its tensor maps. The ops work inside ``torch.compile`` without graph
-    breaks and under CUDA graph capture. Launchers taking a struct by value have no torch
-    schema and are left out.
+    breaks and under CUDA graph capture. Launchers taking a struct, a ``__half2`` or a
+    ``__nv_bfloat162`` by value have no torch schema and are left out.
 
     ``namespace`` defaults to the package's name. Registering a namespace again returns the
     ops registered before. Returns an object with one attribute per op (the

@@ -2,6 +2,23 @@
 # package's own stubs (NAME/__init__.pyi, generated from the kernel signatures) name.
 from typing import Any, Callable, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
+# get(name): typed in the package's own stubs, NAME/__init__.pyi, which know each launcher's
+# C++ name and signature (exported through __all__).
+from .. import __tlc_get__ as get
+
+__all__ = [
+    "Error",
+    "get",
+    "image_target",
+    "launch_options",
+    "launchers",
+    "load",
+    "parameters",
+    "register_torch_ops",
+    "status_string",
+    "unload",
+]
+
 class CudaArrayInterface(Protocol):
     """CuPy, Numba and any array with __cuda_array_interface__ (torch tensors too)."""
 
@@ -30,6 +47,8 @@ Pointer = Union[Array, int, None]
 Dim3 = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int], Sequence[int]]
 #: stream=: a CUstream's address, or an object that says it.
 Stream = Union[int, CudaStreamProtocol, HasCudaStream, None]
+#: __half2, __nv_bfloat162 by value: (x, y).
+Pair = Union[Tuple[float, float], Sequence[float]]
 #: A struct passed by value: its bytes, or any buffer of its size (a ctypes.Structure).
 Record = Union[bytes, bytearray, memoryview, Any]
 
@@ -43,7 +62,9 @@ class Error(RuntimeError):
 launch_options: Tuple[str, ...]
 
 def launchers() -> dict[str, Callable[..., None]]: ...
-def parameters(launcher: str) -> Tuple[Tuple[str, str, str, bool, Optional[str]], ...]: ...
+def parameters(
+    launcher: str,
+) -> Tuple[Tuple[str, str, str, bool, Optional[str], Optional[Tuple[str, ...]]], ...]: ...
 def load(device: int = 0) -> None: ...
 def unload() -> None: ...
 def image_target(device: int = 0) -> str: ...
