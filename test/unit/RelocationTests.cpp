@@ -334,14 +334,14 @@ TEST_CASE("a copy of the toolkit elsewhere hits the cache, one with another head
   CHECK_THAT(depfile, Contains(" " + copy + "/include/cuda_runtime.h"));
   CHECK_THAT(depfile, !Contains(original + "/"));
 
-  // What the copy builds itself is what the hit gave, byte for byte, but for the manifest's
-  // commands, which name the toolkit the entry was built with.
+  // What the copy builds itself is what the hit gave, byte for byte, the manifest included: its
+  // commands name the toolkit by what it is, "<cuda>", not where it is.
   CHECK_THAT(build(copy, "fresh", {"--no-cache"}), !Contains("cached"));
-  for (const char* file : {"vadd.fatbin", "libvadd.so", "vadd.h"}) {
+  for (const char* file : {"vadd.fatbin", "libvadd.so", "vadd.h", "vadd.json"}) {
     INFO(file);
     CHECK(readText(dir + "/fresh/" + file) == readText(dir + "/hit/" + file));
   }
-  CHECK_THAT(readText(dir + "/fresh/vadd.json"), Contains(copy + "/bin/nvcc"));
+  CHECK_THAT(readText(dir + "/fresh/vadd.json"), Contains("<cuda>/bin/nvcc"));
 
   // A header of the copy that differs: a miss; the original still hits.
   std::ofstream(copy + "/include/cuda_runtime_api.h", std::ios::app) << "\n// patched\n";

@@ -105,7 +105,7 @@ TEST_CASE("static and anonymous-namespace kernels build byte-identical outputs e
   }
 }
 
-TEST_CASE("-lineinfo images are reproducible and their line tables name the real sources",
+TEST_CASE("images with -lineinfo are reproducible and their line tables name the real sources",
           "[buildsystem][reproducible]") {
   std::string root = scratchDir("reproducible-lineinfo");
   checkOut(root);
