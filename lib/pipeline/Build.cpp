@@ -875,6 +875,7 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   ToolPaths& names = view.names;
   DeviceBuildOptions& device = view.device;
   device.name = options.name;
+  device.nvcc = names.link(tools.toolkit.root, "cuda") + "/bin/nvcc";
   device.targets = options.targets;
   device.standard = frontend.standard;
   device.launcher = options.launcher;

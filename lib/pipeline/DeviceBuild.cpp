@@ -130,7 +130,7 @@ private:
   // nvcc, under the compiler launcher (ccache, sccache) if one was given.
   std::vector<std::string> nvcc() const {
     std::vector<std::string> argv = Options.launcher;
-    argv.push_back(Toolkit.nvcc);
+    argv.push_back(Options.nvcc.empty() ? Toolkit.nvcc : Options.nvcc);
     return argv;
   }
 

@@ -46,7 +46,12 @@ struct DeviceBuildOptions {
   std::vector<std::string> nvccFlags;                         // -Xnvcc, passed verbatim
   std::map<std::string, std::vector<std::string>> inputFlags; // per input: from a compile DB
   std::string tlcIncludeDir;
-  std::string workDir;               // absolute: where the tools run
+  std::string workDir; // absolute: where the tools run
+  // nvcc as the tools run it: through a link to the toolkit in the work folder ("cuda/bin/nvcc"),
+  // so that nvcc, which finds its toolkit from its own argv[0], names the toolkit by that
+  // relative path in everything it records (nvlink's command line in a device-linked image, the
+  // include folders of -G's debug info). Empty: the toolkit's own nvcc.
+  std::string nvcc;
   std::vector<std::string> launcher; // runs nvcc under this (ccache, sccache), if set
 };
 

@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 #include <cerrno>
@@ -28,10 +29,14 @@ extern char** environ;
 
 namespace tlc {
 
-llvm::Expected<std::string> findProgram(llvm::StringRef nameOrPath) {
+llvm::Expected<std::string> findProgram(llvm::StringRef nameOrPath, llvm::StringRef from) {
   if (nameOrPath.contains('/')) {
-    // Absolute: a tool may run in another folder (RunOptions::workingDir).
-    llvm::SmallString<256> absolute(nameOrPath);
+    // Absolute: a tool may run in another folder (RunOptions::workingDir), where a relative
+    // path is taken from.
+    llvm::SmallString<256> absolute;
+    if (!from.empty() && !llvm::sys::path::is_absolute(nameOrPath))
+      llvm::sys::path::append(absolute, from);
+    llvm::sys::path::append(absolute, nameOrPath);
     llvm::sys::fs::make_absolute(absolute);
     if (llvm::sys::fs::can_execute(absolute) && !llvm::sys::fs::is_directory(absolute))
       return absolute.str().str();
@@ -242,7 +247,7 @@ llvm::Expected<CommandResult> runCommand(llvm::ArrayRef<std::string> argv,
                                          const RunOptions& options) {
   if (argv.empty())
     return internalError("runCommand called with an empty command line");
-  auto program = findProgram(argv.front());
+  auto program = findProgram(argv.front(), options.workingDir);
   if (!program)
     return program.takeError();
 

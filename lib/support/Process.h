@@ -50,7 +50,8 @@ std::vector<std::string> environmentWith(llvm::ArrayRef<std::string> overrides);
 // The command as a shell would need it typed, for `-v` and the manifest.
 std::string shellQuote(llvm::ArrayRef<std::string> argv);
 
-// Looks up a program by name in PATH (or checks an explicit path); ToolchainError if missing.
-llvm::Expected<std::string> findProgram(llvm::StringRef nameOrPath);
+// Looks up a program by name in PATH (or checks an explicit path, a relative one taken from the
+// folder `from` when given); ToolchainError if missing.
+llvm::Expected<std::string> findProgram(llvm::StringRef nameOrPath, llvm::StringRef from = "");
 
 } // namespace tlc

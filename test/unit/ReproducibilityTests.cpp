@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <vector>
 
 using namespace tlc;
 using namespace tlc::test;
@@ -66,12 +67,25 @@ void checkSame(const std::string& a, const std::string& b) {
   CHECK(first.size() == second.size());
 }
 
-// No output names a folder of this machine: the checkout, the scratch folder, a work folder.
+// The toolkit's folder, as configured and with links resolved (nvlink records the library
+// folders it searched in the image's tool-info note).
+std::vector<std::string> toolkitFolders() {
+  std::string root = llvm::sys::path::parent_path(llvm::sys::path::parent_path(TLC_NVCC)).str();
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(root, real))
+    return {root};
+  return {root, real.str().str()};
+}
+
+// No output names a folder of this machine: the checkout, the scratch folder, a work folder,
+// the toolkit.
 void checkNoPaths(const std::string& out, const std::string& checkout) {
   for (const auto& [name, bytes] : filesIn(out)) {
     INFO(name);
     CHECK_THAT(bytes, !Contains(checkout) && !Contains(TLC_TEST_SCRATCH_DIR) &&
                           !Contains("tlc-build-") && !Contains(TLC_SOURCE_DIR));
+    for (const std::string& toolkit : toolkitFolders())
+      CHECK_THAT(bytes, !Contains(toolkit + "/"));
   }
 }
 
