@@ -3,9 +3,9 @@
 #include "support/Interrupts.h"
 
 #include "support/Error.h"
+#include "support/Files.h"
 #include "support/Process.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -89,10 +89,7 @@ int exitCodeFor(int signal) {
     std::lock_guard<std::mutex> lock(TemporariesMutex);
     for (const auto& [path, count] : temporaries()) {
       (void)count;
-      if (llvm::sys::fs::is_directory(path))
-        llvm::sys::fs::remove_directories(path);
-      else
-        llvm::sys::fs::remove(path);
+      removeTree(path);
     }
   }
   runCleanups();
