@@ -158,11 +158,68 @@ InputFlags translateNvccCommand(const std::vector<std::string>& command,
   return flags;
 }
 
+namespace {
+
+// Checks a compilation database's JSON before Clang's reader sees it, which reports syntax
+// errors on stderr without the file's name (`YAML:1:61: error: ...`), loads what it read up to
+// there, and parses nesting by recursion. Here a syntax error is a message with its line and
+// column, and nothing may nest deeper than a database does (a list of entries, each an object
+// holding a list of arguments). nlohmann's SAX parser does not recurse.
+class DatabaseSyntax : public nlohmann::json_sax<nlohmann::json> {
+public:
+  std::string problem;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_object() override { return leave(); }
+  bool end_array() override { return leave(); }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& error) override {
+    // "[json.exception.parse_error.101] parse error at line 1, column 61: syntax error ..."
+    llvm::StringRef text = error.what();
+    size_t at = text.find("line ");
+    problem = (at == llvm::StringRef::npos ? text : text.drop_front(at)).str();
+    return false;
+  }
+
+private:
+  static constexpr size_t kDepth = 3; // [ { "arguments": [ ] } ]
+  bool enter() {
+    if (++Depth <= kDepth)
+      return true;
+    problem = "it nests deeper than a compilation database (a list of objects holding lists)";
+    return false;
+  }
+  bool leave() {
+    --Depth;
+    return true;
+  }
+  size_t Depth = 0;
+};
+
+} // namespace
+
 llvm::Expected<std::map<std::string, InputFlags>>
 flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>& inputs) {
+  // Read as every file tlc reads (support/Files.h): a FIFO or a device named as the database
+  // (-p pointing at one, --compile-commands /dev/zero) is refused, not waited on or read forever.
+  auto text = readFile(path, kCompileDatabaseReadLimit);
+  if (!text)
+    return text.takeError();
+  DatabaseSyntax syntax;
+  if (!nlohmann::json::sax_parse(*text, &syntax))
+    return inputError("cannot read the compilation database '" + path + "': " + syntax.problem);
   std::string error;
-  auto database = clang::tooling::JSONCompilationDatabase::loadFromFile(
-      path, error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  auto database = clang::tooling::JSONCompilationDatabase::loadFromBuffer(
+      *text, error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
   if (!database)
     return inputError("cannot read the compilation database '" + path + "': " + error);
   std::map<std::string, InputFlags> flags;

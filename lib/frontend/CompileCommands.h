@@ -11,6 +11,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,8 +31,12 @@ struct InputFlags {
 InputFlags translateNvccCommand(const std::vector<std::string>& command,
                                 const std::string& directory, const std::string& input);
 
+// The largest compilation database tlc reads: a project of 100000 files writes some 100 MiB.
+constexpr uint64_t kCompileDatabaseReadLimit = uint64_t(1) << 30;
+
 // The flags of every input from compile_commands.json at `path`; InputError if the database
-// cannot be read or has no entry for an input.
+// cannot be read (not a regular file, larger than the limit, not JSON: with its line and
+// column), or has no entry for an input.
 llvm::Expected<std::map<std::string, InputFlags>>
 flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>& inputs);
 
