@@ -131,6 +131,7 @@ public:
     Paths.setBase(Relocation.base());
     Runner.verbose = options.sources.verbose;
     Runner.timeoutSeconds = options.toolTimeout;
+    Runner.cancel = &ParseFailed;
     if (options.sources.verbose)
       noteJobLimit(effectiveJobs(options.sources.frontend.jobs));
     Runner.display = [this](const std::vector<std::string>& argv) {
@@ -259,7 +260,14 @@ public:
   llvm::Error run(const Task& task) override {
     switch (task.kind) {
     case TaskKind::Parse:
-      return parse();
+      if (llvm::Error error = parse()) {
+        // Its errors are what the build reports (firstFailure): nvcc, still compiling the same
+        // sources, could only repeat them, or wait forever on what the parse refused to open
+        // (a FIFO #included).
+        ParseFailed = true;
+        return error;
+      }
+      return llvm::Error::success();
     case TaskKind::Tool:
       return Runner.run(*task.step);
     case TaskKind::ExtractPtx:
@@ -735,6 +743,7 @@ private:
   DevicePlan Device;
   const HostPlan Host;
   const std::optional<PythonPlan> Python; // with --python
+  std::atomic<bool> ParseFailed{false};   // stops the tools still running (StepRunner::cancel)
   StepRunner Runner;
   std::mutex DigestMutex;
   std::map<std::string, std::string> InputDigests; // by input path

@@ -128,7 +128,7 @@ using Clock = std::chrono::steady_clock;
 class Supervisor {
 public:
   Supervisor(pid_t pid, const RunOptions& options, CommandResult& result)
-      : Pid(pid), Result(result) {
+      : Pid(pid), Result(result), Cancel(options.cancel) {
     if (options.timeoutSeconds)
       Deadline = Clock::now() + std::chrono::seconds(options.timeoutSeconds);
   }
@@ -189,10 +189,12 @@ private:
     Clock::time_point now = Clock::now();
     if (!StopSent) {
       bool late = Deadline && now >= *Deadline;
-      if (!late && !interrupted())
+      bool cancelled = Cancel && Cancel->load();
+      if (!late && !interrupted() && !cancelled)
         return;
       Result.timedOut = late;
-      Result.interrupted = !late;
+      Result.interrupted = !late && interrupted();
+      Result.cancelled = !late && !Result.interrupted;
       ::kill(-Pid, SIGTERM);
       StopSent = now;
     } else if (!KillSent && now - *StopSent >= std::chrono::seconds(1)) {
@@ -222,6 +224,7 @@ private:
 
   pid_t Pid;
   CommandResult& Result;
+  const std::atomic<bool>* Cancel;
   std::optional<Clock::time_point> Deadline, StopSent;
   bool KillSent = false;
 };
@@ -231,6 +234,8 @@ private:
 std::string CommandResult::status() const {
   if (interrupted)
     return "stopped: tlc was interrupted";
+  if (cancelled)
+    return "stopped: the build had failed";
   if (timedOut)
     return "did not finish in time and was stopped";
   if (signal)
