@@ -234,24 +234,63 @@ flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>
   return flags;
 }
 
+std::string compileDatabaseCompatHeader(const std::string& path) {
+  llvm::SmallString<256> header(absolutePath(path));
+  if (llvm::sys::path::extension(header) == ".json")
+    llvm::sys::path::replace_extension(header, "");
+  header += ".tlc_nvcc_compat.h";
+  return header.str().str();
+}
+
+// A file `--compile-commands-out` may replace: empty, or holding what tlc writes there. The
+// database is written before the parse, so it cannot be compared with the headers the build
+// reads (pipeline/OutputPaths.h does that after the parse, too late for it): a header of the
+// user's named by mistake (`--compile-commands-out include/tile.h`) is told by its content.
+static llvm::Error checkReplaceable(const std::string& path, const std::string& shown,
+                                    bool header) {
+  if (llvm::Error error = checkWritable(path))
+    return error;
+  if (!llvm::sys::fs::exists(path))
+    return llvm::Error::success();
+  auto text = readFile(path, kCompileDatabaseReadLimit);
+  if (!text)
+    return text.takeError();
+  llvm::StringRef contents = llvm::StringRef(*text).ltrim();
+  bool ours =
+      contents.empty() || (header ? contents.starts_with(parseCompatHeaderFirstLine())
+                                  : contents.starts_with("[") && nlohmann::json::accept(*text));
+  if (ours)
+    return llvm::Error::success();
+  return usageError("--compile-commands-out '" + shown + "': '" + path + "' exists and is not " +
+                    (header ? "the header tlc writes beside a compilation database"
+                            : "a compilation database (a JSON list)") +
+                    "; tlc replaces only what it wrote there: name another file");
+}
+
+llvm::Error checkCompileDatabaseOut(const std::string& path) {
+  if (llvm::Error error = checkReplaceable(path, path, /*header=*/false))
+    return error;
+  return checkReplaceable(compileDatabaseCompatHeader(path), path, /*header=*/true);
+}
+
 llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std::string>& inputs,
                                  const FrontendOptions& options, const CudaToolkit& toolkit) {
   llvm::SmallString<256> directory;
   if (std::error_code ec = llvm::sys::fs::current_path(directory))
     return inputError("cannot write '" + path + "': no working folder: " + ec.message());
+  // Both files are checked before either is written: /dev/null as the database is refused
+  // before /dev/null.tlc_nvcc_compat.h is made.
+  if (llvm::Error error = checkCompileDatabaseOut(path))
+    return error;
   std::string database = absolutePath(path);
-  llvm::SmallString<256> compatHeader(database);
-  if (llvm::sys::path::extension(compatHeader) == ".json")
-    llvm::sys::path::replace_extension(compatHeader, "");
-  compatHeader += ".tlc_nvcc_compat.h";
+  std::string compatHeader = compileDatabaseCompatHeader(path);
   if (std::error_code ec =
           llvm::sys::fs::create_directories(llvm::sys::path::parent_path(database)))
     return inputError("cannot create the folder of '" + path + "': " + ec.message());
 
   nlohmann::json entries = nlohmann::json::array();
   for (const std::string& input : inputs) {
-    std::vector<std::string> arguments =
-        editorCommandLine(input, options, toolkit, compatHeader.str().str());
+    std::vector<std::string> arguments = editorCommandLine(input, options, toolkit, compatHeader);
     std::string file = absolutePath(input);
     arguments.back() = file; // the input, last: as `file` names it
     entries.push_back({{"directory", directory.str().str()},
@@ -259,8 +298,7 @@ llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std:
                        {"arguments", std::move(arguments)}});
   }
   // The header first: the database never names a file that is not there.
-  if (llvm::Error error =
-          replaceFileIfChanged(compatHeader.str().str(), parseCompatHeader(toolkit)))
+  if (llvm::Error error = replaceFileIfChanged(compatHeader, parseCompatHeader(toolkit)))
     return error;
   return replaceFileIfChanged(database, entries.dump(2) + "\n");
 }

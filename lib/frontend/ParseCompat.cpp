@@ -47,6 +47,10 @@ const std::vector<std::string>& intrinsicsClangLacks() {
   return names;
 }
 
+const char* parseCompatHeaderFirstLine() {
+  return "// tlc: what nvcc's parse has and Clang's lacks (never given to nvcc).";
+}
+
 const char* parseCompatHeaderPath() {
   return "/tlc-parse-compat/tlc_nvcc_compat.h";
 }
@@ -88,7 +92,8 @@ std::string parseCompatHeader(const CudaToolkit& toolkit) {
   if (known != byToolkit.end())
     return known->second;
   std::string text =
-      "// tlc: what nvcc's parse has and Clang's lacks (never given to nvcc).\n"
+      std::string(parseCompatHeaderFirstLine()) +
+      "\n"
       "#pragma once\n"
       "// nvcc's cuda_runtime.h includes these for every file.\n"
       "#include <assert.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"

@@ -20,6 +20,7 @@
 #include "pipeline/HostBuild.h"
 #include "pipeline/ImageCheck.h"
 #include "pipeline/Manifest.h"
+#include "pipeline/OutputPaths.h"
 #include "pipeline/Publish.h"
 #include "pipeline/PythonBuild.h"
 #include "pipeline/Steps.h"
@@ -337,6 +338,9 @@ private:
   // that cannot write it fails before anything is published.
   llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
                      const std::vector<std::string>& dependencies) {
+    // The headers the build read are known now: none may be an output (pipeline/OutputPaths.h).
+    if (llvm::Error error = OutputPaths(Options, files).checkAgainst(dependencies))
+      return error;
     if (!Options.depfile.empty()) {
       std::string target = Options.depfileTarget.empty() ? Options.outputDir + "/" + targetFile
                                                          : Options.depfileTarget;
@@ -966,6 +970,13 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
   if (!relocation)
     return relocation.takeError();
   relocation->setToolkit(tools->toolkit.root);
+
+  // No output may be a file the build reads (pipeline/OutputPaths.h); checked again with the
+  // headers once the parse has read them.
+  if (llvm::Error error =
+          OutputPaths(*options, publishedFiles(*options))
+              .checkBeforeWriting(filesReadBeforeBuilding(*options, tools->templates.files())))
+    return error;
 
   // From here on tlc makes files, which an interrupt removes.
   auto staging = Staging::create(options->outputDir);
