@@ -36,6 +36,7 @@
 #include "support/Identifiers.h"
 #include "support/Interrupts.h"
 #include "support/Jobserver.h"
+#include "support/StartUp.h"
 #include "support/Terminal.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -938,6 +939,8 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
   if (llvm::Error error = checkInputFiles(requested.sources.inputs))
     return error;
   if (llvm::Error error = checkDistinctInputs(requested.sources.inputs))
+    return error;
+  if (llvm::Error error = checkTemporaryFolder()) // before nvcc's probes need it
     return error;
   auto toolkit = findCudaToolkit(requested.sources.cudaPath);
   if (!toolkit)

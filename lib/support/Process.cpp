@@ -75,7 +75,9 @@ private:
 };
 
 // posix_spawn's settings: stdin from /dev/null, stdout and stderr into the pipes, a process
-// group of its own, default signal handling and no blocked signals.
+// group of its own, default signal handling and no blocked signals (SIGXFSZ too, which tlc
+// itself ignores, support/StartUp.h: a tool past a file size limit ends as it would when run by
+// hand, and tlc reports that).
 class SpawnSettings {
 public:
   SpawnSettings() {
@@ -90,7 +92,7 @@ public:
     sigset_t none, defaults;
     sigemptyset(&none);
     sigemptyset(&defaults);
-    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE})
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ})
       sigaddset(&defaults, signal);
     bool ok =
         !posix_spawn_file_actions_addopen(&Actions, 0, "/dev/null", O_RDONLY, 0) &&
