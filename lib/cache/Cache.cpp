@@ -78,11 +78,16 @@ std::string CacheKey::digest() const {
 
 namespace {
 
-// A fast content hash for dependencies: hundreds of headers are checked on every lookup.
+// A fast content hash for dependencies: hundreds of headers are checked on every lookup. Only a
+// regular file has one: a dependency that is now a FIFO or a device (an entry naming
+// /dev/stdin) is read as every file tlc reads (support/Files.h), refused at once, and matches
+// no entry, where reading it would wait for a writer or never end.
 std::string contentHash(const std::string& path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, false, false);
-  if (!buffer)
+  auto buffer = readFileBuffer(path);
+  if (!buffer) {
+    llvm::consumeError(buffer.takeError());
     return "missing";
+  }
   llvm::XXH128_hash_t hash =
       llvm::xxh3_128bits(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
   return llvm::utohexstr(hash.high64, true, 16) + llvm::utohexstr(hash.low64, true, 16);
@@ -372,16 +377,17 @@ bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
     }
     // Read once (into memory, not mapped: a file cut short under a mapping would be a crash):
     // checked there, then written.
-    auto bytes = llvm::MemoryBuffer::getFile(hit.entryDir + "/" + file.name, /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false,
-                                             /*IsVolatile=*/true);
+    auto bytes = readFileBuffer(hit.entryDir + "/" + file.name);
     if (!bytes || sha256Hex((*bytes)->getBuffer()) != file.sha256) {
+      if (!bytes)
+        llvm::consumeError(bytes.takeError());
       discard(hit.entryDir);
       return false;
     }
+    // A write that fails (a full disk, a file size limit) says nothing against the entry: it
+    // stays, and the build that follows meets the same failure and reports it.
     if (llvm::Error error = writeFile(target, (*bytes)->getBuffer(), library ? 0777 : 0666)) {
       llvm::consumeError(std::move(error));
-      discard(hit.entryDir);
       return false;
     }
   }

@@ -158,11 +158,68 @@ InputFlags translateNvccCommand(const std::vector<std::string>& command,
   return flags;
 }
 
+namespace {
+
+// Checks a compilation database's JSON before Clang's reader sees it, which reports syntax
+// errors on stderr without the file's name (`YAML:1:61: error: ...`), loads what it read up to
+// there, and parses nesting by recursion. Here a syntax error is a message with its line and
+// column, and nothing may nest deeper than a database does (a list of entries, each an object
+// holding a list of arguments). nlohmann's SAX parser does not recurse.
+class DatabaseSyntax : public nlohmann::json_sax<nlohmann::json> {
+public:
+  std::string problem;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_object() override { return leave(); }
+  bool end_array() override { return leave(); }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& error) override {
+    // "[json.exception.parse_error.101] parse error at line 1, column 61: syntax error ..."
+    llvm::StringRef text = error.what();
+    size_t at = text.find("line ");
+    problem = (at == llvm::StringRef::npos ? text : text.drop_front(at)).str();
+    return false;
+  }
+
+private:
+  static constexpr size_t kDepth = 3; // [ { "arguments": [ ] } ]
+  bool enter() {
+    if (++Depth <= kDepth)
+      return true;
+    problem = "it nests deeper than a compilation database (a list of objects holding lists)";
+    return false;
+  }
+  bool leave() {
+    --Depth;
+    return true;
+  }
+  size_t Depth = 0;
+};
+
+} // namespace
+
 llvm::Expected<std::map<std::string, InputFlags>>
 flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>& inputs) {
+  // Read as every file tlc reads (support/Files.h): a FIFO or a device named as the database
+  // (-p pointing at one, --compile-commands /dev/zero) is refused, not waited on or read forever.
+  auto text = readFile(path, kCompileDatabaseReadLimit);
+  if (!text)
+    return text.takeError();
+  DatabaseSyntax syntax;
+  if (!nlohmann::json::sax_parse(*text, &syntax))
+    return inputError("cannot read the compilation database '" + path + "': " + syntax.problem);
   std::string error;
-  auto database = clang::tooling::JSONCompilationDatabase::loadFromFile(
-      path, error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  auto database = clang::tooling::JSONCompilationDatabase::loadFromBuffer(
+      *text, error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
   if (!database)
     return inputError("cannot read the compilation database '" + path + "': " + error);
   std::map<std::string, InputFlags> flags;
@@ -177,24 +234,63 @@ flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>
   return flags;
 }
 
+std::string compileDatabaseCompatHeader(const std::string& path) {
+  llvm::SmallString<256> header(absolutePath(path));
+  if (llvm::sys::path::extension(header) == ".json")
+    llvm::sys::path::replace_extension(header, "");
+  header += ".tlc_nvcc_compat.h";
+  return header.str().str();
+}
+
+// A file `--compile-commands-out` may replace: empty, or holding what tlc writes there. The
+// database is written before the parse, so it cannot be compared with the headers the build
+// reads (pipeline/OutputPaths.h does that after the parse, too late for it): a header of the
+// user's named by mistake (`--compile-commands-out include/tile.h`) is told by its content.
+static llvm::Error checkReplaceable(const std::string& path, const std::string& shown,
+                                    bool header) {
+  if (llvm::Error error = checkWritable(path))
+    return error;
+  if (!llvm::sys::fs::exists(path))
+    return llvm::Error::success();
+  auto text = readFile(path, kCompileDatabaseReadLimit);
+  if (!text)
+    return text.takeError();
+  llvm::StringRef contents = llvm::StringRef(*text).ltrim();
+  bool ours =
+      contents.empty() || (header ? contents.starts_with(parseCompatHeaderFirstLine())
+                                  : contents.starts_with("[") && nlohmann::json::accept(*text));
+  if (ours)
+    return llvm::Error::success();
+  return usageError("--compile-commands-out '" + shown + "': '" + path + "' exists and is not " +
+                    (header ? "the header tlc writes beside a compilation database"
+                            : "a compilation database (a JSON list)") +
+                    "; tlc replaces only what it wrote there: name another file");
+}
+
+llvm::Error checkCompileDatabaseOut(const std::string& path) {
+  if (llvm::Error error = checkReplaceable(path, path, /*header=*/false))
+    return error;
+  return checkReplaceable(compileDatabaseCompatHeader(path), path, /*header=*/true);
+}
+
 llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std::string>& inputs,
                                  const FrontendOptions& options, const CudaToolkit& toolkit) {
   llvm::SmallString<256> directory;
   if (std::error_code ec = llvm::sys::fs::current_path(directory))
     return inputError("cannot write '" + path + "': no working folder: " + ec.message());
+  // Both files are checked before either is written: /dev/null as the database is refused
+  // before /dev/null.tlc_nvcc_compat.h is made.
+  if (llvm::Error error = checkCompileDatabaseOut(path))
+    return error;
   std::string database = absolutePath(path);
-  llvm::SmallString<256> compatHeader(database);
-  if (llvm::sys::path::extension(compatHeader) == ".json")
-    llvm::sys::path::replace_extension(compatHeader, "");
-  compatHeader += ".tlc_nvcc_compat.h";
+  std::string compatHeader = compileDatabaseCompatHeader(path);
   if (std::error_code ec =
           llvm::sys::fs::create_directories(llvm::sys::path::parent_path(database)))
     return inputError("cannot create the folder of '" + path + "': " + ec.message());
 
   nlohmann::json entries = nlohmann::json::array();
   for (const std::string& input : inputs) {
-    std::vector<std::string> arguments =
-        editorCommandLine(input, options, toolkit, compatHeader.str().str());
+    std::vector<std::string> arguments = editorCommandLine(input, options, toolkit, compatHeader);
     std::string file = absolutePath(input);
     arguments.back() = file; // the input, last: as `file` names it
     entries.push_back({{"directory", directory.str().str()},
@@ -202,8 +298,7 @@ llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std:
                        {"arguments", std::move(arguments)}});
   }
   // The header first: the database never names a file that is not there.
-  if (llvm::Error error =
-          replaceFileIfChanged(compatHeader.str().str(), parseCompatHeader(toolkit)))
+  if (llvm::Error error = replaceFileIfChanged(compatHeader, parseCompatHeader(toolkit)))
     return error;
   return replaceFileIfChanged(database, entries.dump(2) + "\n");
 }

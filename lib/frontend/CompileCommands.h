@@ -11,6 +11,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,16 +31,32 @@ struct InputFlags {
 InputFlags translateNvccCommand(const std::vector<std::string>& command,
                                 const std::string& directory, const std::string& input);
 
+// The largest compilation database tlc reads: a project of 100000 files writes some 100 MiB.
+constexpr uint64_t kCompileDatabaseReadLimit = uint64_t(1) << 30;
+
 // The flags of every input from compile_commands.json at `path`; InputError if the database
-// cannot be read or has no entry for an input.
+// cannot be read (not a regular file, larger than the limit, not JSON: with its line and
+// column), or has no entry for an input.
 llvm::Expected<std::map<std::string, InputFlags>>
 flagsFromCompileDatabase(const std::string& path, const std::vector<std::string>& inputs);
+
+// The compatibility header written beside the database `path`: `path` without `.json`, then
+// `.tlc_nvcc_compat.h`, made absolute.
+std::string compileDatabaseCompatHeader(const std::string& path);
+
+// Whether writeCompileDatabase may replace what is at `path` and beside it: nothing, or a
+// regular file (through links) that tlc could have written there: a compilation database (a
+// JSON list) or an empty file, and beside it the compatibility header. Anything else is
+// refused (a FIFO or device: InputError, as the writer would; a file of the user's, a header
+// the build is about to read say: UsageError naming it), before anything is written.
+llvm::Error checkCompileDatabaseOut(const std::string& path);
 
 // Writes a compilation database at `path` with one entry per input: `directory` the working
 // folder, `file` the input's absolute path, `arguments` the Clang parse tlc runs on it
 // (editorCommandLine()). The compatibility header the entries force-include is written beside it
 // (`<path without .json>.tlc_nvcc_compat.h`) first. Each file is replaced atomically and only
-// when its content changes; InputError if one cannot be written.
+// when its content changes, after checkCompileDatabaseOut; InputError if one cannot be
+// written.
 llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std::string>& inputs,
                                  const FrontendOptions& options, const CudaToolkit& toolkit);
 

@@ -19,6 +19,7 @@
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <memory>
+#include <system_error>
 
 namespace tlc {
 
@@ -215,6 +216,48 @@ private:
   ParseDiagnostics& Filter;
 };
 
+// Why the parse does not open a file, for Clang's "cannot open file 'x': ..." at the #include.
+class NotRegularCategory : public std::error_category {
+public:
+  const char* name() const noexcept override { return "tlc.not-regular"; }
+  std::string message(int kind) const override {
+    const char* what = kind == 1 ? "a FIFO" : kind == 2 ? "a device" : "a socket";
+    return std::string(what) + ", not a regular file: tlc reads only regular files";
+  }
+};
+
+// The real file system, except that what is not a regular file or a folder (a FIFO, a device
+// such as /dev/stdin, a socket) is never opened: opening a FIFO waits for a writer, reading a
+// terminal or /dev/zero never ends, and such a file has no content to hash for the cache or
+// to name in a depfile. The #include naming it is an error at its line. (Refused rather than
+// read and left out of the cache: nvcc reads it too, from another stdin, so the build would
+// not be what the parse saw, and no later build could tell whether it changed.)
+class RegularFilesOnly : public llvm::vfs::ProxyFileSystem {
+public:
+  using ProxyFileSystem::ProxyFileSystem;
+
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
+  openFileForRead(const llvm::Twine& path) override {
+    static const NotRegularCategory category;
+    // stat() follows links (/dev/stdin is one) and never blocks; a file swapped for a FIFO in
+    // between is a race only the folder's owner can run.
+    if (auto status = getUnderlyingFS().status(path)) {
+      switch (status->getType()) {
+      case llvm::sys::fs::file_type::fifo_file:
+        return std::error_code(1, category);
+      case llvm::sys::fs::file_type::character_file:
+      case llvm::sys::fs::file_type::block_file:
+        return std::error_code(2, category);
+      case llvm::sys::fs::file_type::socket_file:
+        return std::error_code(3, category);
+      default:
+        break; // folders too: Clang opens and skips them where a header search meets one
+      }
+    }
+    return ProxyFileSystem::openFileForRead(path);
+  }
+};
+
 struct UnitOutcome {
   TranslationUnitFacts facts;
   std::string diagnostics;
@@ -232,9 +275,19 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
   diagnosticOptions.ShowColors = options.color;
   clang::TextDiagnosticPrinter printer(diagnosticsStream, diagnosticOptions);
 
-  // The real file system, with the parse's compatibility header laid over it.
-  auto overlay =
-      llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  // LLVM's overlay file system takes the working folder as given: one removed under tlc would
+  // end it in "out of memory".
+  if (auto folder = llvm::vfs::getRealFileSystem()->getCurrentWorkingDirectory(); !folder) {
+    outcome.diagnostics = "tlc: error: cannot parse " + input +
+                          ": cannot read the working folder (" + folder.getError().message() +
+                          "; was it removed?)\n";
+    outcome.errors = 1;
+    return outcome;
+  }
+  // The real file system (regular files only), with the parse's compatibility header laid over
+  // it.
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::makeIntrusiveRefCnt<RegularFilesOnly>(llvm::vfs::getRealFileSystem()));
   auto virtualFiles = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   virtualFiles->addFile(parseCompatHeaderPath(), 0,
                         llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));

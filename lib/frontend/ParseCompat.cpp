@@ -1,6 +1,8 @@
 // The macros and the force-included header that make Clang's parse see what nvcc sees.
 #include "frontend/ParseCompat.h"
 
+#include "support/Files.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -45,6 +47,10 @@ const std::vector<std::string>& intrinsicsClangLacks() {
   return names;
 }
 
+const char* parseCompatHeaderFirstLine() {
+  return "// tlc: what nvcc's parse has and Clang's lacks (never given to nvcc).";
+}
+
 const char* parseCompatHeaderPath() {
   return "/tlc-parse-compat/tlc_nvcc_compat.h";
 }
@@ -86,15 +92,18 @@ std::string parseCompatHeader(const CudaToolkit& toolkit) {
   if (known != byToolkit.end())
     return known->second;
   std::string text =
-      "// tlc: what nvcc's parse has and Clang's lacks (never given to nvcc).\n"
+      std::string(parseCompatHeaderFirstLine()) +
+      "\n"
       "#pragma once\n"
       "// nvcc's cuda_runtime.h includes these for every file.\n"
       "#include <assert.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
       "#include <time.h>\n#ifdef __cplusplus\n#include <new>\n#endif\n"
       "// Device intrinsics Clang's CUDA headers lack, as the toolkit declares them.\n";
-  auto header = llvm::MemoryBuffer::getFile(toolkit.includeDir + "/sm_32_intrinsics.h");
+  auto header = readFileBuffer(toolkit.includeDir + "/sm_32_intrinsics.h");
   if (header)
     text += declarationsFrom((*header)->getBuffer());
+  else
+    llvm::consumeError(header.takeError());
   return byToolkit[toolkit.root] = text;
 }
 

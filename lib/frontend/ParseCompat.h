@@ -25,6 +25,10 @@ const std::vector<std::string>& intrinsicsClangLacks();
 // the toolkit's sm_32_intrinsics.h, so their signatures are nvcc's.
 std::string parseCompatHeader(const CudaToolkit& toolkit);
 
+// The first line of that header: how a file tlc wrote as the header (--compile-commands-out
+// writes one beside the database) is told from a file of the user's.
+const char* parseCompatHeaderFirstLine();
+
 // Where the parse sees that header (a virtual file: it is in no depfile, nothing reads it).
 const char* parseCompatHeaderPath();
 

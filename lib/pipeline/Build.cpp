@@ -20,6 +20,7 @@
 #include "pipeline/HostBuild.h"
 #include "pipeline/ImageCheck.h"
 #include "pipeline/Manifest.h"
+#include "pipeline/OutputPaths.h"
 #include "pipeline/Publish.h"
 #include "pipeline/PythonBuild.h"
 #include "pipeline/Steps.h"
@@ -35,6 +36,7 @@
 #include "support/Identifiers.h"
 #include "support/Interrupts.h"
 #include "support/Jobserver.h"
+#include "support/StartUp.h"
 #include "support/Terminal.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -149,6 +151,7 @@ public:
       Paths.addPlaceholder(pythonIncludeDir(), "<python-include>");
     Runner.verbose = options.sources.verbose;
     Runner.timeoutSeconds = options.toolTimeout;
+    Runner.cancel = &ParseFailed;
     if (options.sources.verbose)
       noteJobLimit(effectiveJobs(options.sources.frontend.jobs));
     Runner.display = [this](const std::vector<std::string>& argv) {
@@ -277,7 +280,14 @@ public:
   llvm::Error run(const Task& task) override {
     switch (task.kind) {
     case TaskKind::Parse:
-      return parse();
+      if (llvm::Error error = parse()) {
+        // Its errors are what the build reports (firstFailure): nvcc, still compiling the same
+        // sources, could only repeat them, or wait forever on what the parse refused to open
+        // (a FIFO #included).
+        ParseFailed = true;
+        return error;
+      }
+      return llvm::Error::success();
     case TaskKind::Tool:
       return Runner.run(*task.step);
     case TaskKind::ExtractPtx:
@@ -347,6 +357,9 @@ private:
   // that cannot write it fails before anything is published.
   llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
                      const std::vector<std::string>& dependencies) {
+    // The headers the build read are known now: none may be an output (pipeline/OutputPaths.h).
+    if (llvm::Error error = OutputPaths(Options, files).checkAgainst(dependencies))
+      return error;
     if (!Options.depfile.empty()) {
       std::string target = Options.depfileTarget.empty() ? Options.outputDir + "/" + targetFile
                                                          : Options.depfileTarget;
@@ -758,6 +771,7 @@ private:
   DevicePlan Device;
   const HostPlan Host;
   const std::optional<PythonPlan> Python; // with --python
+  std::atomic<bool> ParseFailed{false};   // stops the tools still running (StepRunner::cancel)
   StepRunner Runner;
   std::mutex DigestMutex;
   std::map<std::string, std::string> InputDigests; // by input path
@@ -957,6 +971,8 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
     return error;
   if (llvm::Error error = checkDistinctInputs(requested.sources.inputs))
     return error;
+  if (llvm::Error error = checkTemporaryFolder()) // before nvcc's probes need it
+    return error;
   auto toolkit = findCudaToolkit(requested.sources.cudaPath);
   if (!toolkit)
     return toolkit.takeError();
@@ -988,6 +1004,13 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
       return configured.takeError();
     remote = std::move(*configured);
   }
+
+  // No output may be a file the build reads (pipeline/OutputPaths.h); checked again with the
+  // headers once the parse has read them.
+  if (llvm::Error error =
+          OutputPaths(*options, publishedFiles(*options))
+              .checkBeforeWriting(filesReadBeforeBuilding(*options, tools->templates.files())))
+    return error;
 
   // From here on tlc makes files, which an interrupt removes.
   auto staging = Staging::create(options->outputDir);

@@ -2,6 +2,7 @@
 #include "pipeline/DeviceImage.h"
 
 #include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -49,10 +50,20 @@ llvm::Expected<CubinInfo> readCubin(llvm::MemoryBufferRef image) {
   return info;
 }
 
-llvm::Expected<CubinInfo> readCubinFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+// A file the tools wrote in the work folder, read as every file tlc reads (support/Files.h): a
+// tool that left something else there (a FIFO, a device) is an error, never a wait. Not being
+// able to read what the tools made is tlc's inconsistency, not the user's.
+static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readImageFile(llvm::StringRef path) {
+  auto buffer = readFileBuffer(path.str());
   if (!buffer)
-    return internalError("cannot read '" + path + "': " + buffer.getError().message());
+    return internalError(summarize(buffer.takeError()).message);
+  return buffer;
+}
+
+llvm::Expected<CubinInfo> readCubinFile(llvm::StringRef path) {
+  auto buffer = readImageFile(path);
+  if (!buffer)
+    return buffer.takeError();
   return readCubin((*buffer)->getMemBufferRef());
 }
 
@@ -152,9 +163,9 @@ static llvm::Expected<llvm::StringRef> fatbinSectionOf(llvm::MemoryBufferRef obj
 }
 
 llvm::Expected<ImageContents> readDeviceImageFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  auto buffer = readImageFile(path);
   if (!buffer)
-    return internalError("cannot read '" + path + "': " + buffer.getError().message());
+    return buffer.takeError();
   llvm::StringRef bytes = (*buffer)->getBuffer();
   ImageContents contents;
   if (bytes.starts_with("\x7f"
@@ -193,9 +204,9 @@ llvm::Expected<ImageContents> readDeviceImageFile(llvm::StringRef path) {
 }
 
 llvm::Expected<CubinInfo> readPtxFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  auto buffer = readImageFile(path);
   if (!buffer)
-    return internalError("cannot read '" + path + "': " + buffer.getError().message());
+    return buffer.takeError();
   return readPtx((*buffer)->getBuffer());
 }
 

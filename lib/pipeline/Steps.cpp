@@ -69,6 +69,7 @@ llvm::Error StepRunner::run(const Step& step) const {
   if (!environment.empty())
     options.environment = environmentWith(environment);
   options.timeoutSeconds = timeoutSeconds;
+  options.cancel = cancel;
   auto result = runCommand(step.argv, options);
   if (!result)
     return result.takeError();

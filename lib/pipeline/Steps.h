@@ -4,6 +4,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -39,6 +40,9 @@ private:
 struct StepRunner {
   bool verbose = false;
   unsigned timeoutSeconds = 0; // --tool-timeout; 0: none
+  // Set when the build has failed in a way no tool can change (the parse's errors): the tools
+  // still running are stopped (support/Process.h, RunOptions::cancel).
+  const std::atomic<bool>* cancel = nullptr;
   // How the manifest records a command (build folders rewritten); -v prints the real one.
   std::function<std::string(const std::vector<std::string>&)> display;
   // A tool's messages with tlc's names for the user's files turned back into theirs.

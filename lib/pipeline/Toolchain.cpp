@@ -3,6 +3,7 @@
 
 #include "pipeline/ToolPaths.h"
 #include "support/Error.h"
+#include "support/Files.h"
 #include "support/Process.h"
 
 #include "clang/Basic/Version.h"
@@ -62,9 +63,11 @@ std::string CudaToolkit::versionString() const {
 }
 
 static int readCudaVersion(llvm::StringRef cudaHeader) {
-  auto buffer = llvm::MemoryBuffer::getFile(cudaHeader);
-  if (!buffer)
+  auto buffer = readFileBuffer(cudaHeader.str());
+  if (!buffer) {
+    llvm::consumeError(buffer.takeError());
     return 0;
+  }
   llvm::Regex versionLine("#define[ \t]+CUDA_VERSION[ \t]+([0-9]+)");
   llvm::SmallVector<llvm::StringRef, 2> match;
   if (!versionLine.match((*buffer)->getBuffer(), &match))

@@ -5,7 +5,6 @@
 #include "support/Interrupts.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -15,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <optional>
 #include <random>
 #include <sys/file.h>
@@ -89,6 +89,21 @@ std::error_code writeAll(int fd, const char* data, size_t size) {
   return {};
 }
 
+// What a file that is not a regular one is, for the message refusing it.
+std::string kindOf(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
 // Where writing `path` must go: through a symbolic link to the file it names. A path that names
 // something other than a file (a folder, /dev/null) is refused: a rename would replace it.
 llvm::Expected<std::string> writablePath(const std::string& path) {
@@ -105,8 +120,17 @@ llvm::Expected<std::string> writablePath(const std::string& path) {
       return inputError("cannot write '" + path + "': " + errnoText(errno));
   }
   if (!S_ISREG(status.st_mode))
-    return inputError("cannot write '" + path + "': it exists and is not a regular file");
+    return inputError("cannot write '" + path + "': it exists and is not a regular file (" +
+                      kindOf(status.st_mode) + ")");
   return resolved;
+}
+
+// A write's failure in words; a file size limit (ulimit -f: tlc ignores SIGXFSZ, so write()
+// fails with EFBIG instead of the signal ending tlc) is named as such.
+std::string writeFailure(std::error_code ec) {
+  if (ec == std::errc::file_too_large)
+    return ec.message() + " (the file size limit, ulimit -f, is reached)";
+  return ec.message();
 }
 
 // Fills a locked temporary beside `path` through `fill`, then renames it over `path`.
@@ -145,19 +169,24 @@ llvm::Error writeThroughTemporary(const std::string& path, unsigned mode, Fill f
 llvm::Error writeFile(const std::string& path, llvm::StringRef contents, unsigned mode) {
   return writeThroughTemporary(path, mode, [&](int fd) -> std::optional<std::string> {
     if (std::error_code ec = writeAll(fd, contents.data(), contents.size()))
-      return ec.message();
+      return writeFailure(ec);
     return std::nullopt;
   });
 }
 
+llvm::Error checkWritable(const std::string& path) {
+  auto resolved = writablePath(path);
+  return resolved ? llvm::Error::success() : resolved.takeError();
+}
+
 llvm::Error copyFile(const std::string& from, const std::string& to, unsigned mode) {
-  int source = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (source < 0)
-    return inputError("cannot read '" + from + "': " + errnoText(errno));
-  llvm::Error result = writeThroughTemporary(to, mode, [&](int fd) -> std::optional<std::string> {
+  auto source = ReadableFile::open(from);
+  if (!source)
+    return source.takeError();
+  return writeThroughTemporary(to, mode, [&](int fd) -> std::optional<std::string> {
     char buffer[1 << 16];
     while (true) {
-      ssize_t got = ::read(source, buffer, sizeof buffer);
+      ssize_t got = ::read(source->fd(), buffer, sizeof buffer);
       if (got < 0 && errno == EINTR)
         continue;
       if (got < 0)
@@ -165,11 +194,9 @@ llvm::Error copyFile(const std::string& from, const std::string& to, unsigned mo
       if (got == 0)
         return std::nullopt;
       if (std::error_code ec = writeAll(fd, buffer, static_cast<size_t>(got)))
-        return ec.message();
+        return writeFailure(ec);
     }
   });
-  ::close(source);
-  return result;
 }
 
 llvm::Error checkInputFiles(const std::vector<std::string>& inputs) {
@@ -184,40 +211,41 @@ llvm::Error checkInputFiles(const std::vector<std::string>& inputs) {
   return llvm::Error::success();
 }
 
-// What a file that is not a regular one is, for the message refusing it.
-static std::string kindOf(mode_t mode) {
-  if (S_ISDIR(mode))
-    return "a directory";
-  if (S_ISFIFO(mode))
-    return "a FIFO";
-  if (S_ISCHR(mode))
-    return "a character device";
-  if (S_ISBLK(mode))
-    return "a block device";
-  if (S_ISSOCK(mode))
-    return "a socket";
-  return "not a regular file";
-}
-
-llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readFileBuffer(const std::string& path,
-                                                                   uint64_t limit) {
+llvm::Expected<ReadableFile> ReadableFile::open(const std::string& path, uint64_t limit) {
   // O_NONBLOCK: opening a FIFO without a writer would wait for one; the file is looked at first.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return inputError("cannot read '" + path + "': " + std::strerror(errno));
-  llvm::scope_exit closeFd([&] { ::close(fd); });
+  ReadableFile file(fd, 0);
   struct stat info;
   if (::fstat(fd, &info) != 0)
     return inputError("cannot read '" + path + "': " + std::strerror(errno));
   if (!S_ISREG(info.st_mode))
     return inputError("cannot read '" + path + "': " + kindOf(info.st_mode) +
                       ", not a regular file");
-  uint64_t size = static_cast<uint64_t>(info.st_size);
-  if (size > limit)
-    return inputError("cannot read '" + path + "': " + std::to_string(size) +
+  file.Size = static_cast<uint64_t>(info.st_size);
+  if (file.Size > limit)
+    return inputError("cannot read '" + path + "': " + std::to_string(file.Size) +
                       " bytes, more than the " + std::to_string(limit) + " tlc reads");
-  // The size just checked is what is read: a file that grows meanwhile is read as it was.
-  auto buffer = llvm::MemoryBuffer::getOpenFileSlice(fd, path, size, 0, /*IsVolatile=*/false);
+  // Reads of a regular file never block; a blocking descriptor is what readers expect.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return file;
+}
+
+ReadableFile::~ReadableFile() {
+  if (Fd >= 0)
+    ::close(Fd);
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readFileBuffer(const std::string& path,
+                                                                   uint64_t limit) {
+  auto file = ReadableFile::open(path, limit);
+  if (!file)
+    return file.takeError();
+  // The size just checked is what is read: a file that grows meanwhile is read as it was. Read,
+  // not mapped (IsVolatile): a file cut short under a mapping would end tlc with SIGBUS.
+  auto buffer = llvm::MemoryBuffer::getOpenFileSlice(file->fd(), path, file->size(), 0,
+                                                     /*IsVolatile=*/true);
   if (!buffer)
     return inputError("cannot read '" + path + "': " + buffer.getError().message());
   return std::move(*buffer);
@@ -271,9 +299,14 @@ llvm::Expected<std::unique_ptr<LockedFolder>> LockedFolder::create(const std::st
   return inputError("cannot create a folder in '" + parent + "': no name is free");
 }
 
+void removeTree(const std::string& path) {
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);
+}
+
 LockedFolder::~LockedFolder() {
   if (!Kept)
-    llvm::sys::fs::remove_directories(Path);
+    removeTree(Path);
   ::close(Fd); // the lock goes with it
 }
 
@@ -297,7 +330,7 @@ void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
                 (S_ISDIR(status.st_mode) || S_ISREG(status.st_mode));
     if (ours && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
       if (S_ISDIR(status.st_mode))
-        llvm::sys::fs::remove_directories(path);
+        removeTree(path);
       else
         ::unlink(path.c_str());
     }

@@ -29,6 +29,12 @@ llvm::Error replaceFileIfChanged(const std::string& path, llvm::StringRef conten
 // Copies `from` to `to` the same way (a temporary and a rename).
 llvm::Error copyFile(const std::string& from, const std::string& to, unsigned mode = 0666);
 
+// The check writeFile makes before it writes anything, for callers that must know before they
+// start: `path` is new, or (through symbolic links) a regular file. Anything else (a folder, a
+// FIFO, /dev/null, /dev/full) is an InputError naming it: a rename would replace it, and tlc
+// never writes into one.
+llvm::Error checkWritable(const std::string& path);
+
 // The one way tlc reads a file it was given, found or made itself (compile databases, templates,
 // manifests, cache entries, old depfiles, images): opened without blocking, so a FIFO or a
 // device named in its place never stalls tlc; refused unless it is a regular file; at most
@@ -37,6 +43,30 @@ constexpr uint64_t kDefaultReadLimit = uint64_t(2) << 30; // 2 GiB: larger than 
 llvm::Expected<std::string> readFile(const std::string& path, uint64_t limit = kDefaultReadLimit);
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readFileBuffer(const std::string& path, uint64_t limit = kDefaultReadLimit);
+
+// A file open for reading as readFile opens it (without blocking, a regular file, at most
+// `limit` bytes), for readers that stream it (hashing). Closed with the object.
+class ReadableFile {
+public:
+  static llvm::Expected<ReadableFile> open(const std::string& path,
+                                           uint64_t limit = kDefaultReadLimit);
+  ReadableFile(ReadableFile&& other) : Fd(other.Fd), Size(other.Size) { other.Fd = -1; }
+  ReadableFile& operator=(ReadableFile&&) = delete;
+  ~ReadableFile();
+
+  int fd() const { return Fd; }
+  uint64_t size() const { return Size; } // when it was opened
+
+private:
+  ReadableFile(int fd, uint64_t size) : Fd(fd), Size(size) {}
+  int Fd;
+  uint64_t Size;
+};
+
+// Removes `path` and, when it is a folder, everything in it, links not followed. FIFOs and
+// devices a tool left go too (llvm::sys::fs::remove refuses them, and a folder holding one
+// stayed). Errors are ignored: what cannot be removed stays.
+void removeTree(const std::string& path);
 
 // An absolute path without "." or ".." (resolved through the file system where ".." follows a
 // symbolic link), as depfiles need them.

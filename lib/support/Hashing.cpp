@@ -4,13 +4,16 @@
 #include "support/Hashing.h"
 
 #include "support/Error.h"
+#include "support/Files.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 
 #include <openssl/evp.h>
 
+#include <cerrno>
+#include <cstring>
 #include <memory>
+#include <unistd.h>
 #include <vector>
 
 namespace tlc {
@@ -47,30 +50,24 @@ std::string sha256Hex(llvm::StringRef data) {
 }
 
 llvm::Expected<std::string> sha256OfFile(llvm::StringRef path) {
-  auto fail = [&](std::error_code ec) {
-    return inputError("cannot read '" + path + "': " + ec.message());
-  };
-  llvm::Expected<llvm::sys::fs::file_t> file = llvm::sys::fs::openNativeFileForRead(path);
+  // Opened as every file tlc reads (support/Files.h): a FIFO or a device in a file's place is
+  // refused, never waited on or read without end.
+  auto file = ReadableFile::open(path.str());
   if (!file)
-    return fail(llvm::errorToErrorCode(file.takeError()));
+    return file.takeError();
   DigestContext context = newSha256();
   std::vector<char> buffer(1 << 20);
-  std::error_code failure;
   while (context) {
-    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFile(
-        *file, llvm::MutableArrayRef<char>(buffer.data(), buffer.size()));
-    if (!read) {
-      failure = llvm::errorToErrorCode(read.takeError());
+    ssize_t read = ::read(file->fd(), buffer.data(), buffer.size());
+    if (read < 0 && errno == EINTR)
+      continue;
+    if (read < 0)
+      return inputError("cannot read '" + path + "': " + std::strerror(errno));
+    if (read == 0)
       break;
-    }
-    if (*read == 0)
-      break;
-    if (EVP_DigestUpdate(context.get(), buffer.data(), *read) != 1)
+    if (EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(read)) != 1)
       context.reset();
   }
-  llvm::sys::fs::closeFile(*file);
-  if (failure)
-    return fail(failure);
   if (!context)
     return inputError("cannot hash '" + path + "': libcrypto failed");
   return finish(*context);

@@ -3,9 +3,9 @@
 #include "support/Interrupts.h"
 
 #include "support/Error.h"
+#include "support/Files.h"
 #include "support/Process.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -89,10 +89,7 @@ int exitCodeFor(int signal) {
     std::lock_guard<std::mutex> lock(TemporariesMutex);
     for (const auto& [path, count] : temporaries()) {
       (void)count;
-      if (llvm::sys::fs::is_directory(path))
-        llvm::sys::fs::remove_directories(path);
-      else
-        llvm::sys::fs::remove(path);
+      removeTree(path);
     }
   }
   runCleanups();
@@ -163,9 +160,24 @@ llvm::Error interruptedError() {
                    std::string("interrupted by ") + signalName(signal) + "; nothing was published");
 }
 
+// `fd`, moved above the standard descriptors if it is one of them: with stdout or stderr
+// closed (support/StartUp.h opens them, a library caller may not), pipe2 hands out 1 and 2, and
+// a progress line written to "stderr" would then wake the watcher as a signal does.
+static int aboveStandardStreams(int fd) {
+  if (fd > 2)
+    return fd;
+  int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (moved < 0)
+    return fd;
+  ::close(fd);
+  return moved;
+}
+
 InterruptScope::InterruptScope() {
   if (::pipe2(WakePipe, O_CLOEXEC) != 0)
     return; // no watcher: signals then end tlc the default way
+  for (int& fd : WakePipe)
+    fd = aboveStandardStreams(fd);
   Watcher = std::thread(watch);
   struct sigaction action{};
   action.sa_handler = onSignal;

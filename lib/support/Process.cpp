@@ -80,7 +80,9 @@ private:
 };
 
 // posix_spawn's settings: stdin from /dev/null, stdout and stderr into the pipes, a process
-// group of its own, default signal handling and no blocked signals.
+// group of its own, default signal handling and no blocked signals (SIGXFSZ too, which tlc
+// itself ignores, support/StartUp.h: a tool past a file size limit ends as it would when run by
+// hand, and tlc reports that).
 class SpawnSettings {
 public:
   SpawnSettings() {
@@ -95,7 +97,7 @@ public:
     sigset_t none, defaults;
     sigemptyset(&none);
     sigemptyset(&defaults);
-    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE})
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ})
       sigaddset(&defaults, signal);
     bool ok =
         !posix_spawn_file_actions_addopen(&Actions, 0, "/dev/null", O_RDONLY, 0) &&
@@ -133,7 +135,7 @@ using Clock = std::chrono::steady_clock;
 class Supervisor {
 public:
   Supervisor(pid_t pid, const RunOptions& options, CommandResult& result)
-      : Pid(pid), Result(result) {
+      : Pid(pid), Result(result), Cancel(options.cancel) {
     if (options.timeoutSeconds)
       Deadline = Clock::now() + std::chrono::seconds(options.timeoutSeconds);
   }
@@ -194,10 +196,12 @@ private:
     Clock::time_point now = Clock::now();
     if (!StopSent) {
       bool late = Deadline && now >= *Deadline;
-      if (!late && !interrupted())
+      bool cancelled = Cancel && Cancel->load();
+      if (!late && !interrupted() && !cancelled)
         return;
       Result.timedOut = late;
-      Result.interrupted = !late;
+      Result.interrupted = !late && interrupted();
+      Result.cancelled = !late && !Result.interrupted;
       ::kill(-Pid, SIGTERM);
       StopSent = now;
     } else if (!KillSent && now - *StopSent >= std::chrono::seconds(1)) {
@@ -227,6 +231,7 @@ private:
 
   pid_t Pid;
   CommandResult& Result;
+  const std::atomic<bool>* Cancel;
   std::optional<Clock::time_point> Deadline, StopSent;
   bool KillSent = false;
 };
@@ -236,6 +241,8 @@ private:
 std::string CommandResult::status() const {
   if (interrupted)
     return "stopped: tlc was interrupted";
+  if (cancelled)
+    return "stopped: the build had failed";
   if (timedOut)
     return "did not finish in time and was stopped";
   if (signal)

@@ -8,6 +8,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,10 +20,13 @@ struct CommandResult {
   int signal = 0;           // the signal that ended it, if one did
   bool timedOut = false;    // stopped by tlc after RunOptions::timeoutSeconds
   bool interrupted = false; // stopped by tlc because tlc itself was interrupted
+  bool cancelled = false;   // stopped by tlc because RunOptions::cancel was set
   std::string output;       // stdout, with stderr interleaved as written unless separated
   std::string errors;       // stderr when RunOptions::separateErrors
 
-  bool succeeded() const { return exitCode == 0 && signal == 0 && !timedOut && !interrupted; }
+  bool succeeded() const {
+    return exitCode == 0 && signal == 0 && !timedOut && !interrupted && !cancelled;
+  }
   // "exit code 2", "killed by signal 9 (Killed)", "stopped after 60 s (--tool-timeout)".
   std::string status() const;
 };
@@ -33,6 +37,9 @@ struct RunOptions {
   std::optional<std::vector<std::string>> environment;
   std::string workingDir;      // the tool's current folder, if set
   unsigned timeoutSeconds = 0; // stop it (SIGTERM, then SIGKILL) after this long; 0: never
+  // Stop it the same way once this is true (the build failed elsewhere and its outcome can no
+  // longer change it).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Runs argv[0] (an absolute path or a name looked up in PATH) with the given arguments and waits.

@@ -8,6 +8,9 @@
 #include "Targets.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -127,27 +130,68 @@ bool libraryFolder(char* out, size_t size) {
   return std::snprintf(out, size, "%.*s", length, info.dli_fname) < static_cast<int>(size);
 }
 
+// The largest image read from a file (all of it is read into memory): far beyond any real
+// fatbin, small enough that a wrong path never takes the host's memory.
+constexpr unsigned long long kMaxImageBytes = 4ull << 30;
+
+const char* fileKind(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return "a device";
+  return "not a regular file";
+}
+
+// Reads the image at `path` into state.imageCopy. Opened without blocking and read only when it
+// is a regular file of a bounded size: a FIFO given to set_image_path would stop the launching
+// thread in open() for ever, /dev/zero would be read until memory ran out.
 tlc_status readImageFile(const Module& module, ModuleState& state, const char* path, size_t& size) {
-  std::FILE* file = std::fopen(path, "rb");
-  if (!file)
+  int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
     return fail(TLC_ERROR_IMAGE, "%s: cannot open the device image %s: %s", module.name, path,
                 std::strerror(errno));
+  struct stat info{};
+  tlc_status status = TLC_SUCCESS;
   void* data = nullptr;
-  long length = -1;
-  if (std::fseek(file, 0, SEEK_END) == 0 && (length = std::ftell(file)) > 0 &&
-      std::fseek(file, 0, SEEK_SET) == 0) {
-    size = static_cast<size_t>(length);
-    data = std::malloc(size);
-    if (data && std::fread(data, 1, size, file) != size) {
-      std::free(data);
-      data = nullptr;
+  if (::fstat(fd, &info) != 0) {
+    status = fail(TLC_ERROR_IMAGE, "%s: cannot read the device image %s: %s", module.name, path,
+                  std::strerror(errno));
+  } else if (!S_ISREG(info.st_mode)) {
+    status = fail(TLC_ERROR_IMAGE, "%s: cannot read the device image %s: %s, not a regular file",
+                  module.name, path, fileKind(info.st_mode));
+  } else if (info.st_size <= 0) {
+    status = fail(TLC_ERROR_IMAGE, "%s: the device image %s is empty", module.name, path);
+  } else if (static_cast<unsigned long long>(info.st_size) > kMaxImageBytes) {
+    status = fail(TLC_ERROR_IMAGE,
+                  "%s: the device image %s is %lld bytes, more than the %llu a device image may "
+                  "have",
+                  module.name, path, static_cast<long long>(info.st_size), kMaxImageBytes);
+  } else if (!(data = std::malloc(static_cast<size_t>(info.st_size)))) {
+    status = fail(TLC_ERROR_IMAGE, "%s: out of host memory reading the device image %s",
+                  module.name, path);
+  } else {
+    size = static_cast<size_t>(info.st_size);
+    size_t done = 0;
+    while (done < size) {
+      ssize_t got = ::read(fd, static_cast<char*>(data) + done, size - done);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0) {
+        status = fail(TLC_ERROR_IMAGE, "%s: cannot read the device image %s: %s", module.name, path,
+                      got < 0 ? std::strerror(errno) : "it was cut short while read");
+        std::free(data);
+        data = nullptr;
+        break;
+      }
+      done += static_cast<size_t>(got);
     }
   }
-  std::fclose(file);
-  if (!data)
-    return fail(TLC_ERROR_IMAGE, "%s: cannot read the device image %s", module.name, path);
-  state.imageCopy = data;
-  return TLC_SUCCESS;
+  ::close(fd);
+  if (status == TLC_SUCCESS)
+    state.imageCopy = data;
+  return status;
 }
 
 // The image's bytes: embedded, from NAME_set_image_path's path, or from beside the library.

@@ -9,9 +9,13 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace tlc_test;
 
@@ -320,6 +324,45 @@ TEST_CASE("set_image_path to a missing file fails the launch with TLC_ERROR_IMAG
   REQUIRE(external_copy(&config, nullptr, nullptr, 32) == TLC_ERROR_IMAGE);
   CHECK_THAT(tlc_external_last_error(), Catch::Contains(missing));
   CHECK(countCalls("cuLibraryLoadData") == 0);
+
+  REQUIRE(tlc_external_set_image_path(nullptr) == TLC_SUCCESS);
+  CHECK(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);
+}
+
+TEST_CASE("set_image_path to a FIFO, a device or a folder fails without waiting or reading it") {
+  useDevices("9.0");
+  tlc_config config = makeConfig<tlc_config>(1, 32);
+  // A FIFO nobody writes to: a blocking open would stop the launch for ever.
+  std::string fifo = moduleFile("image-fifo");
+  ::unlink(fifo.c_str()); // a failed run's
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::pair<std::string, const char*> refused[] = {
+      {fifo, "a FIFO, not a regular file"},
+      {"/dev/zero", "a device, not a regular file"}, // read, it would never end
+      {moduleFile(""), "a directory, not a regular file"},
+      {"/dev/null", "a device, not a regular file"},
+  };
+  for (const auto& [path, why] : refused) {
+    INFO(path);
+    REQUIRE(tlc_external_set_image_path(path.c_str()) == TLC_SUCCESS);
+    CHECK(external_copy(&config, nullptr, nullptr, 32) == TLC_ERROR_IMAGE);
+    CHECK_THAT(tlc_external_last_error(), Catch::Contains(path) && Catch::Contains(why));
+  }
+  ::unlink(fifo.c_str());
+  CHECK(countCalls("cuLibraryLoadData") == 0);
+
+  std::string empty = moduleFile("image-empty");
+  std::FILE* file = std::fopen(empty.c_str(), "w");
+  REQUIRE(file);
+  std::fclose(file);
+  REQUIRE(tlc_external_set_image_path(empty.c_str()) == TLC_SUCCESS);
+  CHECK(external_copy(&config, nullptr, nullptr, 32) == TLC_ERROR_IMAGE);
+  CHECK_THAT(tlc_external_last_error(), Catch::Contains(empty + " is empty"));
+  // Larger than any image (a sparse file: nothing is written): refused before it is read.
+  REQUIRE(::truncate(empty.c_str(), (4ll << 30) + 1) == 0);
+  CHECK(external_copy(&config, nullptr, nullptr, 32) == TLC_ERROR_IMAGE);
+  CHECK_THAT(tlc_external_last_error(), Catch::Contains("4294967297 bytes, more than the"));
+  ::unlink(empty.c_str());
 
   REQUIRE(tlc_external_set_image_path(nullptr) == TLC_SUCCESS);
   CHECK(external_copy(&config, nullptr, nullptr, 32) == TLC_SUCCESS);

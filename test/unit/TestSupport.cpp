@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 namespace tlc::test {
 
 std::string fixture(const std::string& relative) {
@@ -25,7 +27,9 @@ std::string readText(const std::string& path) {
 
 std::string scratchDir(const std::string& name) {
   std::string dir = std::string(TLC_TEST_SCRATCH_DIR) + "/" + name;
-  llvm::sys::fs::remove_directories(dir);
+  // FIFOs included, which llvm::sys::fs::remove_directories leaves (tests make them).
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
   REQUIRE(!llvm::sys::fs::create_directories(dir));
   return dir;
 }

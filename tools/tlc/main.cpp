@@ -5,6 +5,7 @@
 #include "pipeline/Toolchain.h"
 #include "support/Error.h"
 #include "support/InstallLayout.h"
+#include "support/StartUp.h"
 #include "support/Terminal.h"
 
 #include <CLI/CLI.hpp>
@@ -186,6 +187,11 @@ int finish(llvm::Error error) {
 } // namespace
 
 int main(int argc, char** argv) {
+  tlc::prepareProcess();
+  // However main returns: a closed or full stderr is no reason to fail.
+  struct StderrGuard {
+    ~StderrGuard() { tlc::forgetStderrFailure(); }
+  } stderrGuard;
   std::vector<std::string> clangArgs;
   std::vector<std::string> args = tlcArguments(argc, argv, clangArgs);
   tlc::InstallLayout layout = tlc::installLayoutOf(argv[0]);
@@ -258,6 +264,8 @@ int main(int argc, char** argv) {
     options->frontend.tlcIncludeDir = layout.includeDir();
   }
   if (*inspectCommand || *checkCommand || *buildCommand) {
+    if (llvm::Error error = tlc::checkWorkingFolder())
+      return finish(std::move(error));
     std::string hostIncludeDir = tlc::hostCompilerIncludeDir();
     for (tlc::SourceOptions* options : {&inspect.sources, &check, &build.sources})
       options->frontend.hostIncludeDir = hostIncludeDir;

@@ -1,5 +1,6 @@
 // support/Hashing: SHA-256 as FIPS 180-4's test vectors give it, of strings and of files (read
-// in pieces: one larger than the reader's buffer), and the format check.
+// in pieces: one larger than the reader's buffer), and the format check; a FIFO or a device in a
+// file's place is refused, never waited on or read without end.
 #include "support/Hashing.h"
 
 #include "TestSupport.h"
@@ -7,6 +8,8 @@
 #include "support/Files.h"
 
 #include <catch2/catch.hpp>
+
+#include <sys/stat.h>
 
 using namespace tlc;
 
@@ -36,4 +39,16 @@ TEST_CASE("SHA-256 of strings and files matches the standard's vectors", "[suppo
   CHECK(isSha256Hex(sha256Hex("abc")));
   CHECK(!isSha256Hex("BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"));
   CHECK(!isSha256Hex("ba7816bf"));
+}
+
+TEST_CASE("SHA-256 of a file refuses a FIFO or a device instead of waiting on it", "[support]") {
+  std::string dir = test::scratchDir("hashing-special");
+  REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);
+  // Opened blocking, the FIFO would wait for a writer for ever; /dev/zero would never end.
+  for (const std::string& path : {dir + "/fifo", std::string("/dev/zero"), dir}) {
+    auto digest = sha256OfFile(path);
+    REQUIRE(!digest);
+    CHECK_THAT(summarize(digest.takeError()).message,
+               Catch::Contains("'" + path + "'") && Catch::Contains("not a regular file"));
+  }
 }
