@@ -338,7 +338,7 @@ private:
     // The last moment a signal stops the build; once publishing starts it completes.
     if (interrupted())
       return interruptedError();
-    return Work->publish(files);
+    return Work->publish(files, Name + ".json");
   }
 
   // Every file the build read: inputs, the headers the parse opened (the device side, for each
