@@ -1,7 +1,9 @@
 // `tlc verify OUTDIR`: every output the manifest lists against its SHA-256, and nothing else in
 // the folder or its subfolders. Read under the folder's shared lock (pipeline/Publish.h), so a
 // build publishing into it at the same time is seen whole or not at all. Every field of the
-// manifest is checked: a damaged manifest is a failed verification, never a crash.
+// manifest is checked: a damaged manifest is a failed verification, never a crash. tlc publishes
+// regular files only: a listed output that is a symbolic link, or is reached through one, fails
+// (it would vouch for a file outside the folder), and so does one that is no regular file.
 #include "commands/Commands.h"
 #include "pipeline/Manifest.h"
 #include "pipeline/Publish.h"
@@ -35,7 +37,10 @@ llvm::Expected<FoundManifest> findManifest(const std::string& dir) {
   std::error_code ec;
   std::vector<FoundManifest> found;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
-    if (llvm::sys::path::extension(it->path()) != ".json")
+    llvm::sys::fs::file_status status; // a link is not a manifest, nor a FIFO
+    if (llvm::sys::path::extension(it->path()) != ".json" ||
+        llvm::sys::fs::status(it->path(), status, /*follow=*/false) ||
+        status.type() != llvm::sys::fs::file_type::regular_file)
       continue;
     auto text = readFile(it->path());
     if (!text) {
@@ -72,6 +77,28 @@ std::set<std::string> filesIn(const std::string& dir) {
   return names;
 }
 
+// Why the listed output `name` in `dir` is not a file of the folder's own ("" when it is): a
+// symbolic link on its way, or something other than a regular file at its end.
+std::string notOwnFile(const std::string& dir, llvm::StringRef name) {
+  std::string path = dir;
+  for (auto part = llvm::sys::path::begin(name), end = llvm::sys::path::end(name); part != end;
+       ++part) {
+    path += "/" + part->str();
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(path, status, /*follow=*/false))
+      return ""; // missing: said as such
+    bool last = std::next(part) == end;
+    std::string which =
+        last ? ""
+             : " (its folder '" + llvm::StringRef(path).drop_front(dir.size() + 1).str() + "')";
+    if (status.type() == llvm::sys::fs::file_type::symlink_file)
+      return "a symbolic link" + which + ", which tlc never publishes";
+    if (last && status.type() != llvm::sys::fs::file_type::regular_file)
+      return "not a regular file";
+  }
+  return "";
+}
+
 } // namespace
 
 llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
@@ -106,6 +133,10 @@ llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
     for (llvm::StringRef folder = llvm::sys::path::parent_path(file); !folder.empty();
          folder = llvm::sys::path::parent_path(folder))
       unlisted.erase(folder.str());
+    if (std::string why = notOwnFile(outputDir, file); !why.empty()) {
+      mismatches += "\n  " + file + ": " + why;
+      continue;
+    }
     auto digest = sha256OfFile(outputDir + "/" + file);
     if (!digest) {
       mismatches += "\n  " + file + ": missing or unreadable";
