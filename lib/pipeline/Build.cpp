@@ -169,7 +169,7 @@ public:
       DependencyHashes lookup(Relocation);
       std::optional<CacheHit> hit = Cache->find(key, outputs, inputs, lookup);
       bool fromRemote = false;
-      if (!hit && Remote && Remote->fetch(key, *Cache, lookup)) { // now in the local cache
+      if (!hit && Remote && Remote->fetch(key, outputs, inputs, *Cache, lookup)) { // now local
         hit = Cache->find(key, outputs, inputs, lookup);
         fromRemote = true;
       }
