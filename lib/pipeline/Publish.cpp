@@ -147,14 +147,38 @@ std::vector<std::string> staleOutputs(const std::string& dir, const std::string&
   return stale;
 }
 
+// Removes what Python compiled from the removed `file` (a module of the package, imported from
+// OUTDIR): __pycache__/STEM.TAG.pyc beside it, and that folder once empty.
+void removeCompiled(const std::string& dir, llvm::StringRef file) {
+  if (llvm::sys::path::extension(file) != ".py")
+    return;
+  std::string cache = dir + "/" + llvm::sys::path::parent_path(file).str() + "/__pycache__";
+  std::string prefix = llvm::sys::path::stem(file).str() + ".";
+  std::error_code ec;
+  std::vector<std::string> compiled;
+  for (llvm::sys::fs::directory_iterator it(cache, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    llvm::sys::fs::file_status status;
+    if (name.starts_with(prefix) && name.ends_with(".pyc") &&
+        !llvm::sys::fs::status(it->path(), status, /*follow=*/false) &&
+        status.type() == llvm::sys::fs::file_type::regular_file)
+      compiled.push_back(it->path());
+  }
+  for (const std::string& path : compiled)
+    ::unlink(path.c_str());
+  ::rmdir(cache.c_str()); // fails, as it should, on one that is not empty
+}
+
 // Removes the folders of `dir` that held `files` and are empty now (the Python package's), the
 // deepest first; a folder holding anything else stays.
 void removeEmptyFolders(const std::string& dir, const std::vector<std::string>& files) {
   std::set<std::string, std::greater<std::string>> folders;
-  for (const std::string& file : files)
+  for (const std::string& file : files) {
+    removeCompiled(dir, file);
     for (llvm::StringRef folder = llvm::sys::path::parent_path(file); !folder.empty();
          folder = llvm::sys::path::parent_path(folder))
       folders.insert(folder.str());
+  }
   for (const std::string& folder : folders)
     ::rmdir((dir + "/" + folder).c_str()); // fails, as it should, on one that is not empty
 }

@@ -16,8 +16,9 @@
 // their files, and a reader that takes the shared lock (publishedFolderLock; `tlc verify` does)
 // sees one build's outputs, never a mix. The files of the previous build that this one does not
 // make (another image format, a Python package no longer asked for) are removed in the same
-// step: those the previous manifest (NAME.json) lists and that still hold what it says, never a
-// file it does not list, one that was changed since, or one outside OUTDIR. OUTDIR stays a plain
+// step: those the previous manifest (NAME.json) lists and that still hold what it says (and
+// what Python compiled from them), never a file it does not list, one that was changed since,
+// or one outside OUTDIR. OUTDIR stays a plain
 // folder of regular files, so install rules, `cp -r` and CI artifacts see exactly what was
 // built, and files of the user's beside the outputs are left alone.
 //
