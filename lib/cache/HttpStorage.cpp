@@ -136,8 +136,8 @@ public:
     C->easySetopt(Handle, CURLOPT_WRITEFUNCTION, appendBody);
     C->easySetopt(Handle, CURLOPT_WRITEDATA, &download);
     auto status = perform("GET");
-    if (llvm::Error error = bodyProblem(download, status, key))
-      return error;
+    if (bodyFailed(download))
+      return bodyProblem(download, status.takeError(), key);
     if (!status)
       return status.takeError();
     if (*status == 404)
@@ -159,8 +159,8 @@ public:
     C->easySetopt(Handle, CURLOPT_WRITEFUNCTION, appendBody);
     C->easySetopt(Handle, CURLOPT_WRITEDATA, &ignored);
     auto status = perform("PUT");
-    if (llvm::Error error = bodyProblem(ignored, status, key))
-      return error;
+    if (bodyFailed(ignored))
+      return bodyProblem(ignored, status.takeError(), key);
     if (!status)
       return status.takeError();
     if (*status < 200 || *status > 299)
@@ -169,18 +169,17 @@ public:
   }
 
 private:
-  // The body's own failure, when it is why the transfer stopped: a body larger than tlc reads
-  // (announced so, which libcurl refuses before reading it, or found so while reading), or one
-  // for which the memory ran out. libcurl's own message ("failed writing received data",
-  // "Maximum file size exceeded") would not say which.
-  llvm::Error bodyProblem(const Download& download, llvm::Expected<long>& status,
-                          const std::string& key) {
-    bool announcedTooLarge = LastCode == CURLE_FILESIZE_EXCEEDED;
-    if (!download.tooLarge && !download.outOfMemory && !announcedTooLarge)
-      return llvm::Error::success();
-    if (!status)
-      llvm::consumeError(status.takeError());
-    status = 0L;
+  // Whether the body is why the transfer stopped: larger than tlc reads (announced so, which
+  // libcurl refuses before reading it, or found so while reading), or the memory for it ran out.
+  bool bodyFailed(const Download& download) const {
+    return download.tooLarge || download.outOfMemory || LastCode == CURLE_FILESIZE_EXCEEDED;
+  }
+
+  // The body's failure in tlc's words: libcurl's own ("failed writing received data", "Maximum
+  // file size exceeded") would not say which.
+  static llvm::Error bodyProblem(const Download& download, llvm::Error transfer,
+                                 const std::string& key) {
+    llvm::consumeError(std::move(transfer));
     if (download.outOfMemory)
       return inputError("not enough memory for the answer for " + key + " (" +
                         std::to_string(download.body.size()) + " bytes read)");
