@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
 
@@ -37,10 +38,26 @@ std::string entryKey(const std::string& key, const std::string& name) {
   return "tlc/v1/" + key + "/" + name;
 }
 
+// Whether `name` is one entryName() gives: 24 lowercase hex digits, so that it names a key of
+// the index's own and can be shown as it is.
+bool isEntryName(llvm::StringRef name) {
+  return name.size() == 24 &&
+         llvm::all_of(name, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
+}
+
+// Text the remote sent, for a message: anything but printable ASCII escaped (\1B), so that it
+// cannot write to the terminal.
+std::string shown(llvm::StringRef text) {
+  std::string escaped;
+  llvm::raw_string_ostream stream(escaped);
+  llvm::printEscapedString(text, stream);
+  return escaped;
+}
+
 // One index entry, read; nullopt when it is malformed.
 std::optional<std::pair<std::string, EntryDescription>> readIndexEntry(const nlohmann::json& item) {
   if (!item.is_object() || !hasString(item, "name") || !hasArray(item, "dependencies") ||
-      !hasArray(item, "files"))
+      !hasArray(item, "files") || !isEntryName(item.at("name").get<std::string>()))
     return std::nullopt;
   EntryDescription entry;
   for (const nlohmann::json& dependency : item.at("dependencies")) {
@@ -80,14 +97,15 @@ std::string unusable(const EntryDescription& entry, const std::vector<std::strin
                      const std::vector<std::string>& inputs, const PathRelocation& paths) {
   for (const EntryDependency& dependency : entry.dependencies)
     if (std::string why = unhashableDependency(dependency.path, paths); !why.empty())
-      return "it lists '" + dependency.path + "', " + why;
+      return "it lists '" + shown(dependency.path) + "', " + why;
   std::vector<std::string> names, wanted = outputs;
   for (const CachedFile& file : entry.files)
     names.push_back(file.name);
   std::sort(names.begin(), names.end());
   std::sort(wanted.begin(), wanted.end());
   if (names != wanted)
-    return "it holds other files than the outputs asked for (" + llvm::join(names, ", ") + ")";
+    return "it holds other files than the outputs asked for (" + shown(llvm::join(names, ", ")) +
+           ")";
   for (const std::string& input : inputs)
     if (llvm::none_of(entry.dependencies,
                       [&](const EntryDependency& dependency) { return dependency.path == input; }))
