@@ -27,8 +27,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <linux/magic.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace tlc {
@@ -252,6 +254,48 @@ void CacheKey::addToolIdentities(const std::vector<std::pair<std::string, std::s
     add(tools[i].first, hashes[i]);
 }
 
+namespace {
+
+// Whether `path` has no "." or ".." in it.
+bool isPlainPath(llvm::StringRef path) {
+  return llvm::none_of(llvm::make_range(llvm::sys::path::begin(path), llvm::sys::path::end(path)),
+                       [](llvm::StringRef part) { return part == "." || part == ".."; });
+}
+
+// Whether `path` is in a form PathRelocation::path() writes: absolute, in the toolkit, or
+// relative under a base folder (only where there is one). A line break would forge the entry's
+// name, which is made of lines.
+bool isSpelledAsTlcWrites(llvm::StringRef path, const PathRelocation& paths) {
+  if (path.empty() || path.contains('\0') || path.contains('\n'))
+    return false;
+  if (llvm::sys::path::is_absolute(path))
+    return isPlainPath(path);
+  if (path.consume_front("<cuda>/"))
+    return isPlainPath(path);
+  return path.front() != '<' && !paths.base().empty();
+}
+
+} // namespace
+
+std::string unhashableDependency(const std::string& spelled, const PathRelocation& paths) {
+  if (!isSpelledAsTlcWrites(spelled, paths))
+    return "not a path tlc writes";
+  std::string resolved = paths.resolve(spelled);
+  struct stat status{};
+  if (::stat(resolved.c_str(), &status) != 0)
+    return ""; // missing here: the entry does not match, nothing is read
+  if (!S_ISREG(status.st_mode))
+    return "not a regular file";
+  // Files of the kernel's own file systems say they are regular and empty, and are not.
+  struct statfs system{};
+  if (::statfs(resolved.c_str(), &system) == 0 &&
+      llvm::is_contained({PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+                          SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC},
+                         static_cast<long>(system.f_type)))
+    return "a file of the kernel's, not one a build reads";
+  return "";
+}
+
 const std::string& DependencyHashes::of(const std::string& spelled) {
   auto [it, inserted] = Known.try_emplace(spelled);
   if (inserted)
@@ -455,9 +499,21 @@ BuildCache::storeEntry(const std::string& key, const std::vector<CachedFile>& fi
   std::string parent = versionDir() + "/" + key;
   if (auto ec = llvm::sys::fs::create_directories(parent, true, llvm::sys::fs::owner_all))
     return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
-  // Failing: another builder stored it first. Either way the staging folder is gone after.
-  if (!llvm::sys::fs::rename(folder, parent + "/" + entryName(hashed)))
-    (*staging)->forget();
+  // Failing: another builder stored it first, or an entry that can never be used holds its
+  // name (one with an extra file, fetched from a remote before tlc checked), which would make
+  // every later build miss: that one is replaced. Either way the staging folder is gone after.
+  std::string target = parent + "/" + entryName(hashed);
+  if (llvm::sys::fs::rename(folder, target)) {
+    std::vector<std::string> names;
+    for (const CachedFile& file : files)
+      names.push_back(file.name);
+    if (readEntry(target, names, {}, hashes))
+      return llvm::Error::success();
+    discard(target);
+    if (llvm::sys::fs::rename(folder, target))
+      return llvm::Error::success(); // another builder's came in between
+  }
+  (*staging)->forget();
   return llvm::Error::success();
 }
 

@@ -73,6 +73,13 @@ private:
   llvm::StringMap<std::string> Known;
 };
 
+// Why `spelled`, a dependency an entry lists (as a PathRelocation spells paths), is no file tlc
+// hashes ("" when it is one; else "not a regular file", say): it must be in a form tlc writes
+// (absolute and plain, "<cuda>/..." in the toolkit, relative under a base folder) and name a
+// regular file, or nothing. An entry from elsewhere (a remote) listing a device (/dev/zero), a
+// FIFO, a folder or a kernel's pseudo-file (/proc, /sys) is refused before anything reads it.
+std::string unhashableDependency(const std::string& spelled, const PathRelocation& paths);
+
 struct CachedFile {
   std::string name; // as published in OUTDIR
   std::string sha256;
@@ -113,7 +120,8 @@ public:
   // Copies `files` (names inside `outputsDir`, with the SHA-256 the build computed for its
   // manifest) into a new entry under `key`, with the files the build read (spelled as
   // `hashes` spells paths). Losing a race with another builder storing the same entry is not
-  // an error; a failed store leaves nothing.
+  // an error; an entry of that name that can never be used (other files than these, a list
+  // that does not hash to its name, not the user's) is replaced; a failed store leaves nothing.
   llvm::Error store(const std::string& key, const std::string& outputsDir,
                     const std::vector<CachedFile>& files,
                     const std::vector<std::string>& dependencies, DependencyHashes& hashes);

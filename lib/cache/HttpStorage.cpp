@@ -10,29 +10,14 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
 #include <mutex>
+#include <new>
 
 namespace tlc {
 namespace {
-
-// A response body, read up to MaxRemoteValue bytes: libcurl stops the transfer at the first
-// byte beyond (the callback takes less than it was given).
-struct Download {
-  std::string body;
-  bool tooLarge = false;
-};
-
-size_t appendBody(char* data, size_t size, size_t count, void* target) {
-  auto* download = static_cast<Download*>(target);
-  if (download->body.size() + size * count > MaxRemoteValue) {
-    download->tooLarge = true;
-    return 0;
-  }
-  download->body.append(data, size * count);
-  return size * count;
-}
 
 struct Upload {
   const std::string* body;
@@ -97,6 +82,41 @@ struct Curl {
   }
 };
 
+// A response body, read up to `limit` bytes: libcurl stops the transfer at the first byte
+// beyond (the callback takes less than it was given), as it does when the memory for the body
+// runs out (an exception must not cross libcurl's C frames). A body whose length the server
+// announced has its memory taken once.
+struct Download {
+  Download(const Curl* curl, CURL* handle, uint64_t limit)
+      : curl(curl), handle(handle), limit(limit) {}
+  const Curl* curl;
+  CURL* handle;
+  uint64_t limit;
+  std::string body;
+  bool tooLarge = false, outOfMemory = false;
+};
+
+size_t appendBody(char* data, size_t size, size_t count, void* target) {
+  auto* download = static_cast<Download*>(target);
+  if (download->body.size() + size * count > download->limit) {
+    download->tooLarge = true;
+    return 0;
+  }
+  try {
+    curl_off_t announced = -1; // Content-Length, when the server sent one
+    if (download->body.empty() &&
+        download->curl->easyGetinfo(download->handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
+                                    &announced) == CURLE_OK &&
+        announced > 0)
+      download->body.reserve(std::min<uint64_t>(announced, download->limit));
+    download->body.append(data, size * count);
+  } catch (const std::bad_alloc&) {
+    download->outOfMemory = true;
+    return 0;
+  }
+  return size * count;
+}
+
 class HttpStorage : public RemoteStorage {
 public:
   explicit HttpStorage(RemoteUrl url) : RemoteStorage(std::move(url)) {}
@@ -109,15 +129,15 @@ public:
   }
 
   llvm::Expected<std::optional<std::string>> get(const std::string& key) override {
-    Download download;
     if (llvm::Error error = prepare(key))
       return error;
+    Download download(C, Handle, Url.valueLimit);
     C->easySetopt(Handle, CURLOPT_HTTPGET, 1L);
     C->easySetopt(Handle, CURLOPT_WRITEFUNCTION, appendBody);
     C->easySetopt(Handle, CURLOPT_WRITEDATA, &download);
     auto status = perform("GET");
-    if (download.tooLarge)
-      return tooLarge(status.takeError(), key);
+    if (bodyFailed(download))
+      return bodyProblem(download, status.takeError(), key);
     if (!status)
       return status.takeError();
     if (*status == 404)
@@ -129,9 +149,9 @@ public:
 
   llvm::Error put(const std::string& key, const std::string& value) override {
     Upload upload{&value};
-    Download ignored;
     if (llvm::Error error = prepare(key))
       return error;
+    Download ignored(C, Handle, Url.valueLimit);
     C->easySetopt(Handle, CURLOPT_UPLOAD, 1L);
     C->easySetopt(Handle, CURLOPT_READFUNCTION, readBody);
     C->easySetopt(Handle, CURLOPT_READDATA, &upload);
@@ -139,8 +159,8 @@ public:
     C->easySetopt(Handle, CURLOPT_WRITEFUNCTION, appendBody);
     C->easySetopt(Handle, CURLOPT_WRITEDATA, &ignored);
     auto status = perform("PUT");
-    if (ignored.tooLarge)
-      return tooLarge(status.takeError(), key);
+    if (bodyFailed(ignored))
+      return bodyProblem(ignored, status.takeError(), key);
     if (!status)
       return status.takeError();
     if (*status < 200 || *status > 299)
@@ -149,10 +169,22 @@ public:
   }
 
 private:
-  static llvm::Error tooLarge(llvm::Error transfer, const std::string& key) {
-    llvm::consumeError(std::move(transfer)); // libcurl's "failed writing received data"
+  // Whether the body is why the transfer stopped: larger than tlc reads (announced so, which
+  // libcurl refuses before reading it, or found so while reading), or the memory for it ran out.
+  bool bodyFailed(const Download& download) const {
+    return download.tooLarge || download.outOfMemory || LastCode == CURLE_FILESIZE_EXCEEDED;
+  }
+
+  // The body's failure in tlc's words: libcurl's own ("failed writing received data", "Maximum
+  // file size exceeded") would not say which.
+  static llvm::Error bodyProblem(const Download& download, llvm::Error transfer,
+                                 const std::string& key) {
+    llvm::consumeError(std::move(transfer));
+    if (download.outOfMemory)
+      return inputError("not enough memory for the answer for " + key + " (" +
+                        std::to_string(download.body.size()) + " bytes read)");
     return inputError("the answer for " + key + " is larger than tlc reads (" +
-                      std::to_string(MaxRemoteValue) + " bytes)");
+                      std::to_string(download.limit) + " bytes)");
   }
 
   // Options every request shares; reset first, so nothing of the last request carries over
@@ -179,13 +211,15 @@ private:
     C->easySetopt(Handle, CURLOPT_TIMEOUT_MS,
                   static_cast<long>((Url.connectTimeout + Url.operationTimeout).count()));
     C->easySetopt(Handle, CURLOPT_HTTPHEADER, Headers);
+    // A body announced larger than tlc reads is refused before it comes.
+    C->easySetopt(Handle, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(Url.valueLimit));
     C->easySetopt(Handle, CURLOPT_ERRORBUFFER, ErrorText);
     ErrorText[0] = '\0';
     return llvm::Error::success();
   }
 
   llvm::Expected<long> perform(const char* method) {
-    CURLcode code = C->easyPerform(Handle);
+    CURLcode code = LastCode = C->easyPerform(Handle);
     if (code != CURLE_OK)
       return inputError(std::string(method) +
                         " failed: " + (ErrorText[0] ? ErrorText : C->easyStrerror(code)));
@@ -199,6 +233,7 @@ private:
   curl_slist* Headers = nullptr;
   std::string Address;
   char ErrorText[CURL_ERROR_SIZE];
+  CURLcode LastCode = CURLE_OK;
 };
 
 } // namespace

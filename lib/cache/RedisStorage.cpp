@@ -1,18 +1,25 @@
-// The Redis client of the remote cache: hiredis, one blocking connection with bounded timeouts.
+// The Redis client of the remote cache: hiredis, one blocking connection; each operation
+// bounded by one deadline and each reply by a size, both checked by this file's own loop around
+// hiredis' reader (hiredis' blocking calls restart their timeout at every byte and read a reply
+// of any size whole).
 #include "cache/RemoteStorage.h"
 
 #include "support/Error.h"
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <new>
 #include <pthread.h>
 #include <sys/time.h>
 
 namespace tlc {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 timeval toTimeval(std::chrono::milliseconds duration) {
   timeval value;
@@ -83,6 +90,24 @@ public:
   // SHA-256 checks like any damaged one: a miss. A user the server refuses GETRANGE (an ACL
   // user with +get only, as docs/team-cache.md suggests for readers) gets whole values by GET.
   llvm::Expected<std::optional<std::string>> get(const std::string& key) override {
+    startOperation();
+    try {
+      return getValue(key);
+    } catch (const std::bad_alloc&) { // a value within the limit, more than the memory left
+      return disconnect("not enough memory for the value of " + key);
+    }
+  }
+
+  llvm::Error put(const std::string& key, const std::string& value) override {
+    startOperation();
+    auto reply = command({"SET", key, value});
+    if (!reply)
+      return reply.takeError();
+    return llvm::Error::success();
+  }
+
+private:
+  llvm::Expected<std::optional<std::string>> getValue(const std::string& key) {
     if (WholeValues)
       return getWhole(key);
     auto first = command(piece(key, 0), true, /*errorRepliesFail=*/false);
@@ -104,9 +129,9 @@ public:
       return length.takeError();
     if ((*length)->type != REDIS_REPLY_INTEGER)
       return inputError("unexpected reply to STRLEN");
-    if (static_cast<unsigned long long>((*length)->integer) > MaxRemoteValue)
+    if (static_cast<unsigned long long>((*length)->integer) > Url.valueLimit)
       return inputError("the value of " + key + " is " + std::to_string((*length)->integer) +
-                        " bytes, more than tlc reads (" + std::to_string(MaxRemoteValue) + ")");
+                        " bytes, more than tlc reads (" + std::to_string(Url.valueLimit) + ")");
     std::vector<std::vector<std::string>> rest;
     for (long long start = PieceSize; start < (*length)->integer; start += PieceSize)
       rest.push_back(piece(key, start));
@@ -120,22 +145,20 @@ public:
     return value;
   }
 
-  llvm::Error put(const std::string& key, const std::string& value) override {
-    auto reply = command({"SET", key, value});
-    if (!reply)
-      return reply.takeError();
-    return llvm::Error::success();
+  // One get() or put(): its replies come by one deadline, the operation timeout from now (or
+  // from when the connection it makes is open).
+  void startOperation() {
+    Deadline = Clock::now() + Url.operationTimeout;
+    ArmedAt.reset();
   }
 
-private:
   llvm::Error connect() {
     Context = redisConnectWithTimeout(Url.host.c_str(), Url.port, toTimeval(Url.connectTimeout));
     if (!Context)
       return inputError("cannot allocate a Redis connection");
     if (Context->err)
       return inputError(std::string("cannot connect: ") + Context->errstr);
-    if (redisSetTimeout(Context, toTimeval(Url.operationTimeout)) != REDIS_OK)
-      return inputError(std::string("cannot set the timeout: ") + Context->errstr);
+    startOperation();
     if (!Url.password.empty()) {
       std::vector<std::string> auth = {"AUTH"};
       if (!Url.user.empty())
@@ -184,8 +207,8 @@ private:
     return std::move((*replies)[0]);
   }
 
-  // Sends the commands together, then reads their replies in order (one round trip). A Redis
-  // error reply fails the whole unless `errorRepliesFail` is false.
+  // Sends the commands together, then reads their replies in order (one round trip), all by the
+  // operation's deadline. A Redis error reply fails the whole unless `errorRepliesFail` is false.
   llvm::Expected<std::vector<Reply>> commands(const std::vector<std::vector<std::string>>& list,
                                               bool connecting = true,
                                               bool errorRepliesFail = true) {
@@ -194,6 +217,8 @@ private:
         return error;
     if (Context->err)
       return inputError(std::string("connection lost: ") + Context->errstr);
+    if (list.empty()) // a value of exactly one piece has no more
+      return std::vector<Reply>();
     BlockSigpipe guard;
     for (const std::vector<std::string>& arguments : list) {
       Arguments argv(arguments);
@@ -201,23 +226,122 @@ private:
           REDIS_OK)
         return disconnect(arguments.front() + " failed: " + failureReason());
     }
+    if (llvm::Error error = send(list.front().front()))
+      return error;
     std::vector<Reply> replies;
     for (const std::vector<std::string>& arguments : list) {
-      void* raw = nullptr;
-      if (redisGetReply(Context, &raw) != REDIS_OK || !raw)
-        return disconnect(arguments.front() + " failed: " + failureReason());
-      Reply reply(static_cast<redisReply*>(raw));
+      auto reply = receive(arguments.front());
+      if (!reply)
+        return reply.takeError();
       // The replies still to come would answer the next command: the connection is dropped.
-      if (errorRepliesFail && reply->type == REDIS_REPLY_ERROR)
-        return disconnect(arguments.front() + " failed: " + std::string(reply->str, reply->len));
-      replies.push_back(std::move(reply));
+      if (errorRepliesFail && (*reply)->type == REDIS_REPLY_ERROR)
+        return disconnect(arguments.front() +
+                          " failed: " + std::string((*reply)->str, (*reply)->len));
+      replies.push_back(std::move(*reply));
     }
     return replies;
   }
 
+  // Writes the commands hiredis holds, by the deadline.
+  llvm::Error send(const std::string& command) {
+    for (int done = 0; !done;) {
+      if (llvm::Error error = armTimeout(command))
+        return error;
+      if (redisBufferWrite(Context, &done) != REDIS_OK)
+        return disconnect(command + " failed: " + failureReason());
+    }
+    return llvm::Error::success();
+  }
+
+  // Reads the reply to `command` by the deadline, refused as soon as it shows more bytes than
+  // such a reply may have: the size a value announces is checked before any of it is read.
+  llvm::Expected<Reply> receive(const std::string& command) {
+    uint64_t limit = replyLimit(command);
+    while (true) {
+      // hiredis' reader at a reply's start (ridx -1) has parsed none of it yet.
+      bool starting = Context->reader->ridx == -1;
+      auto size = starting ? announcedSize(command, limit) : std::optional<uint64_t>(0);
+      if (!size)
+        return disconnect(Problem);
+      if (Context->reader->len - Context->reader->pos > limit + LineLimit)
+        return disconnect("the reply to " + command + " is larger than tlc reads (" +
+                          std::to_string(limit) + " bytes)");
+      // A reply whose first line is complete (or one begun) is parsed; otherwise more is read.
+      if (!starting || *size != Incomplete) {
+        void* raw = nullptr;
+        if (redisGetReplyFromReader(Context, &raw) != REDIS_OK)
+          return disconnect(command + " failed: " + failureReason());
+        if (raw)
+          return Reply(static_cast<redisReply*>(raw));
+      }
+      if (llvm::Error error = armTimeout(command))
+        return error;
+      if (redisBufferRead(Context) != REDIS_OK)
+        return disconnect(command + " failed: " + failureReason());
+    }
+  }
+
+  // The size of the reply starting in hiredis' buffer, from its first line: a value's announced
+  // length, 0 for a line, Incomplete while the line is still coming; nullopt (Problem saying
+  // why) when it is no reply tlc asked for or larger than `limit`.
+  std::optional<uint64_t> announcedSize(const std::string& command, uint64_t limit) {
+    const redisReader& reader = *Context->reader;
+    llvm::StringRef pending(reader.buf + reader.pos, reader.len - reader.pos);
+    if (pending.empty())
+      return Incomplete;
+    // A value, a status, an error or an integer: never an array, which hiredis would allocate
+    // from the count it announces.
+    if (!llvm::StringRef("$+-:").contains(pending.front())) {
+      Problem = "unexpected reply to " + command;
+      return std::nullopt;
+    }
+    size_t end = pending.find("\r\n");
+    if (end == llvm::StringRef::npos)
+      return Incomplete;
+    if (pending.front() != '$')
+      return 0;
+    long long length = 0;
+    if (pending.slice(1, end).getAsInteger(10, length)) {
+      Problem = "unexpected reply to " + command;
+      return std::nullopt;
+    }
+    if (length > 0 && static_cast<unsigned long long>(length) > limit) {
+      Problem = "the reply to " + command + " announces " + std::to_string(length) +
+                " bytes, more than tlc reads (" + std::to_string(limit) + ")";
+      return std::nullopt;
+    }
+    return length > 0 ? length : 0;
+  }
+
+  // The most a reply to `command` may hold: a piece, a whole value, or a line.
+  uint64_t replyLimit(const std::string& command) const {
+    if (command == "GETRANGE")
+      return PieceSize;
+    if (command == "GET")
+      return Url.valueLimit;
+    return LineLimit;
+  }
+
+  // Bounds the next read or write by the time left: the socket's timeout is set to it, again
+  // once it is 10 ms old, so no call outlives the deadline by more than that.
+  llvm::Error armTimeout(const std::string& command) {
+    Clock::time_point now = Clock::now();
+    if (now >= Deadline)
+      return disconnect(command + " failed: " + timeoutReason());
+    if (ArmedAt && now - *ArmedAt < std::chrono::milliseconds(10))
+      return llvm::Error::success();
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(Deadline - now);
+    if (redisSetTimeout(Context, toTimeval(std::max(left, std::chrono::milliseconds(1)))) !=
+        REDIS_OK)
+      return disconnect(std::string("cannot set the timeout: ") + Context->errstr);
+    ArmedAt = now;
+    return llvm::Error::success();
+  }
+
   // Closes the connection (the next command opens another) and returns `reason` as an error.
   llvm::Error disconnect(const std::string& reason) {
-    redisFree(Context);
+    if (Context)
+      redisFree(Context);
     Context = nullptr;
     return inputError(reason);
   }
@@ -226,12 +350,22 @@ private:
   std::string failureReason() const {
     std::string reason = Context->errstr[0] ? Context->errstr : "no reply";
     if (Context->err == REDIS_ERR_IO && reason == std::strerror(EAGAIN))
-      return "no reply within " + std::to_string(Url.operationTimeout.count()) + " ms";
+      return timeoutReason();
     return reason;
   }
 
+  std::string timeoutReason() const {
+    return "no reply within " + std::to_string(Url.operationTimeout.count()) + " ms";
+  }
+
+  static constexpr uint64_t LineLimit = 1 << 16; // a status, an error, an integer
+  static constexpr uint64_t Incomplete = ~uint64_t(0);
+
   redisContext* Context = nullptr;
   bool WholeValues = false; // the server refused GETRANGE
+  Clock::time_point Deadline;
+  std::optional<Clock::time_point> ArmedAt; // when the socket's timeout was last set
+  std::string Problem;                      // why announcedSize() refused a reply
 };
 
 } // namespace

@@ -6,13 +6,17 @@
 #include "support/JsonFields.h"
 #include "support/Terminal.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace tlc {
@@ -22,6 +26,11 @@ namespace {
 // back and forth), and the index is read whole on every lookup.
 constexpr size_t MaxIndexEntries = 16;
 
+// Where the newest of an index's entries (the last ones, as store() appends) begin.
+size_t newest(const nlohmann::json& entries) {
+  return entries.size() - std::min(entries.size(), MaxIndexEntries);
+}
+
 std::string indexKey(const std::string& key) {
   return "tlc/v1/" + key + "/index";
 }
@@ -29,10 +38,26 @@ std::string entryKey(const std::string& key, const std::string& name) {
   return "tlc/v1/" + key + "/" + name;
 }
 
+// Whether `name` is one entryName() gives: 24 lowercase hex digits, so that it names a key of
+// the index's own and can be shown as it is.
+bool isEntryName(llvm::StringRef name) {
+  return name.size() == 24 &&
+         llvm::all_of(name, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
+}
+
+// Text the remote sent, for a message: anything but printable ASCII escaped (\1B), so that it
+// cannot write to the terminal.
+std::string shown(llvm::StringRef text) {
+  std::string escaped;
+  llvm::raw_string_ostream stream(escaped);
+  llvm::printEscapedString(text, stream);
+  return escaped;
+}
+
 // One index entry, read; nullopt when it is malformed.
 std::optional<std::pair<std::string, EntryDescription>> readIndexEntry(const nlohmann::json& item) {
   if (!item.is_object() || !hasString(item, "name") || !hasArray(item, "dependencies") ||
-      !hasArray(item, "files"))
+      !hasArray(item, "files") || !isEntryName(item.at("name").get<std::string>()))
     return std::nullopt;
   EntryDescription entry;
   for (const nlohmann::json& dependency : item.at("dependencies")) {
@@ -66,6 +91,28 @@ bool sameFiles(const std::vector<CachedFile>& a, const std::vector<CachedFile>& 
                     });
 }
 
+// Why `entry` can never be a hit for a build of `outputs` from `inputs` ("" when it can): the
+// local cache's own rules (BuildCache::find), checked before its dependencies are hashed.
+std::string unusable(const EntryDescription& entry, const std::vector<std::string>& outputs,
+                     const std::vector<std::string>& inputs, const PathRelocation& paths) {
+  for (const EntryDependency& dependency : entry.dependencies)
+    if (std::string why = unhashableDependency(dependency.path, paths); !why.empty())
+      return "it lists '" + shown(dependency.path) + "', " + why;
+  std::vector<std::string> names, wanted = outputs;
+  for (const CachedFile& file : entry.files)
+    names.push_back(file.name);
+  std::sort(names.begin(), names.end());
+  std::sort(wanted.begin(), wanted.end());
+  if (names != wanted)
+    return "it holds other files than the outputs asked for (" + shown(llvm::join(names, ", ")) +
+           ")";
+  for (const std::string& input : inputs)
+    if (llvm::none_of(entry.dependencies,
+                      [&](const EntryDependency& dependency) { return dependency.path == input; }))
+      return "it does not list the input '" + input + "'";
+  return "";
+}
+
 // Whether every dependency still hashes as recorded.
 bool current(const EntryDescription& entry, DependencyHashes& hashes) {
   return llvm::all_of(entry.dependencies, [&](const EntryDependency& dependency) {
@@ -89,7 +136,9 @@ void RemoteCache::fail(const std::string& reason, bool unreachable) {
                    "remote storage " + Storage->url().display + ": " + reason);
 }
 
-bool RemoteCache::fetch(const std::string& key, BuildCache& local, DependencyHashes& hashes) {
+bool RemoteCache::fetch(const std::string& key, const std::vector<std::string>& outputs,
+                        const std::vector<std::string>& inputs, BuildCache& local,
+                        DependencyHashes& hashes) {
   if (Unreachable || Warned)
     return false;
   auto indexText = Storage->get(indexKey(key));
@@ -104,11 +153,19 @@ bool RemoteCache::fetch(const std::string& key, BuildCache& local, DependencyHas
     fail("the index " + indexKey(key) + " is malformed; building without it", false);
     return false;
   }
-  for (const nlohmann::json& item : index.at("entries")) {
-    auto listed = readIndexEntry(item);
-    if (!listed || !current(listed->second, hashes))
+  // An index lists at most as many entries as tlc keeps; older ones are not looked at.
+  const nlohmann::json& items = index.at("entries");
+  for (size_t i = newest(items); i < items.size(); ++i) {
+    auto listed = readIndexEntry(items[i]);
+    if (!listed)
       continue;
     const auto& [name, expected] = *listed;
+    if (std::string why = unusable(expected, outputs, inputs, hashes.paths()); !why.empty()) {
+      fail(entryKey(key, name) + ": " + why + "; not used, building instead", false);
+      continue;
+    }
+    if (!current(expected, hashes))
+      continue;
     auto blob = Storage->get(entryKey(key, name));
     if (!blob) {
       fail(llvm::toString(blob.takeError()), true);
@@ -166,12 +223,20 @@ void RemoteCache::store(const std::string& key, const std::string& outputsDir,
     return;
   }
   nlohmann::json entries = nlohmann::json::array();
-  if (*indexText) { // kept: the other entries that still read well, this one's name replaced
+  if (*indexText) { // kept: the other entries that still read well and could be used (the
+                    // same outputs, files tlc hashes), this one's name replaced
+    std::vector<std::string> outputs;
+    for (const CachedFile& file : files)
+      outputs.push_back(file.name);
     nlohmann::json index = nlohmann::json::parse(**indexText, nullptr, false);
-    if (index.is_object() && hasArray(index, "entries"))
-      for (const nlohmann::json& item : index.at("entries"))
-        if (auto listed = readIndexEntry(item); listed && listed->first != name)
-          entries.push_back(item);
+    const nlohmann::json none = nlohmann::json::array();
+    const nlohmann::json& items =
+        index.is_object() && hasArray(index, "entries") ? index.at("entries") : none;
+    for (size_t i = newest(items); i < items.size(); ++i) // only they are kept
+      if (auto listed = readIndexEntry(items[i]);
+          listed && listed->first != name &&
+          unusable(listed->second, outputs, {}, hashes.paths()).empty())
+        entries.push_back(items[i]);
   }
   entries.push_back(indexEntry(name, entry));
   if (entries.size() > MaxIndexEntries)

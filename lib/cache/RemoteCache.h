@@ -32,8 +32,12 @@ public:
 
   // Looks for a remote entry under `key` whose dependencies all hash the same here (`hashes`,
   // the lookup's, which the local cache then checks the entry with); when one is found and
-  // passes every check, stores it into `local` and returns true.
-  bool fetch(const std::string& key, BuildCache& local, DependencyHashes& hashes);
+  // passes every check, stores it into `local` and returns true. The checks, as the local
+  // cache's lookup makes them (BuildCache::find): the entry holds exactly `outputs`, lists
+  // `inputs` among its dependencies, and lists only files tlc hashes (unhashableDependency),
+  // checked before any is read. An entry that fails them never enters the local cache.
+  bool fetch(const std::string& key, const std::vector<std::string>& outputs,
+             const std::vector<std::string>& inputs, BuildCache& local, DependencyHashes& hashes);
 
   // Puts a build's entry (as BuildCache::store takes it) to the remote and lists it in the
   // key's index. Failures only warn.

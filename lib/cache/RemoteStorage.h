@@ -5,19 +5,27 @@
 //   http://[USER:PASSWORD@]HOST[:PORT][/PATH]      (libcurl; GET and PUT of URL/KEY, 404 = miss)
 //
 // As in ccache, attributes may follow the URL, each after a `|`: connect-timeout=MS (default
-// 1000), operation-timeout=MS (default 5000) and read-only (never put). Every call is bounded
-// by those timeouts, so a server that is down or hangs costs at most a few seconds.
+// 1000), operation-timeout=MS (default 5000) and read-only (never put). Every call (a get or a
+// put, all its requests and replies) is bounded by those timeouts in all, not per read: a
+// server that is down, hangs or sends a byte at a time costs at most their sum. A reply larger
+// than tlc reads is refused from the size it announces, before its bytes come, and while they
+// come, so a server that lies about it takes no more memory than that.
 #pragma once
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace tlc {
+
+// The largest value tlc reads from a remote: a larger one (a server's mistake, or one that
+// claims a size it would never send) is refused before it takes that much memory.
+constexpr uint64_t MaxRemoteValue = uint64_t(1) << 31;
 
 struct RemoteUrl {
   enum class Scheme { Redis, Http };
@@ -32,6 +40,7 @@ struct RemoteUrl {
   std::chrono::milliseconds connectTimeout{1000};
   std::chrono::milliseconds operationTimeout{5000};
   bool readOnly = false;
+  uint64_t valueLimit = MaxRemoteValue; // tests lower it
 };
 
 // `url` with any password replaced by asterisks, for messages. Works on malformed URLs too.
@@ -43,9 +52,6 @@ llvm::Expected<RemoteUrl> parseRemoteUrl(llvm::StringRef url);
 
 // One connection to a remote store. Calls fail with an llvm::Error whose message is the reason
 // alone (no URL): the caller says which storage it was.
-// The largest value tlc reads from a remote: a larger one (a server's mistake, or one that
-// claims a size it would never send) is refused before it takes that much memory.
-constexpr uint64_t MaxRemoteValue = uint64_t(1) << 31;
 
 class RemoteStorage {
 public:

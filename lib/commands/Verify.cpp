@@ -1,7 +1,9 @@
 // `tlc verify OUTDIR`: every output the manifest lists against its SHA-256, and nothing else in
 // the folder or its subfolders. Read under the folder's shared lock (pipeline/Publish.h), so a
 // build publishing into it at the same time is seen whole or not at all. Every field of the
-// manifest is checked: a damaged manifest is a failed verification, never a crash.
+// manifest is checked: a damaged manifest is a failed verification, never a crash. tlc publishes
+// regular files only: a listed output that is a symbolic link, or is reached through one, fails
+// (it would vouch for a file outside the folder), and so does one that is no regular file.
 #include "commands/Commands.h"
 #include "pipeline/Manifest.h"
 #include "pipeline/Publish.h"
@@ -35,7 +37,10 @@ llvm::Expected<FoundManifest> findManifest(const std::string& dir) {
   std::error_code ec;
   std::vector<FoundManifest> found;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
-    if (llvm::sys::path::extension(it->path()) != ".json")
+    llvm::sys::fs::file_status status; // a link is not a manifest, nor a FIFO
+    if (llvm::sys::path::extension(it->path()) != ".json" ||
+        llvm::sys::fs::status(it->path(), status, /*follow=*/false) ||
+        status.type() != llvm::sys::fs::file_type::regular_file)
       continue;
     auto text = readFile(it->path());
     if (!text) {
@@ -54,25 +59,16 @@ llvm::Expected<FoundManifest> findManifest(const std::string& dir) {
   return std::move(found.front());
 }
 
-// A file name inside the folder: a relative path (the Python package's files are in
-// subfolders), with nothing hidden behind "." or "..".
-bool isPlainName(llvm::StringRef name) {
-  if (name.empty() || name.starts_with("/") || name.contains('\0'))
-    return false;
-  llvm::SmallVector<llvm::StringRef, 4> parts;
-  name.split(parts, '/');
-  return llvm::none_of(
-      parts, [](llvm::StringRef part) { return part.empty() || part == "." || part == ".."; });
-}
-
 // Every file and folder in `dir` and its subfolders, as paths relative to it. Python's own caches
-// (__pycache__, made when the package is imported from the folder) are not outputs.
+// (__pycache__, made when the package is imported from the folder) are not outputs, nor is the
+// staging folder of a build running now.
 std::set<std::string> filesIn(const std::string& dir) {
   std::set<std::string> names;
   std::error_code ec;
   for (llvm::sys::fs::recursive_directory_iterator it(dir, ec, /*follow_symlinks=*/false), end;
        it != end && !ec; it.increment(ec)) {
-    if (llvm::sys::path::filename(it->path()) == "__pycache__") {
+    if (llvm::sys::path::filename(it->path()) == "__pycache__" ||
+        (it.level() == 0 && isStagingInUse(it->path()))) { // a build's, inside a mount point
       it.no_push();
       continue;
     }
@@ -81,40 +77,26 @@ std::set<std::string> filesIn(const std::string& dir) {
   return names;
 }
 
-// The outputs every manifest lists, and those of the Python package (--python), all or none.
-const char* const RequiredRoles[] = {"image", "library", "header"};
-const char* const PythonRoles[] = {"python_init",    "python_stubs",        "python_marker",
-                                   "python_helpers", "python_helper_stubs", "python_extension"};
-
-// The outputs a manifest of this schema lists, or why it lists them wrongly.
-llvm::Expected<std::vector<std::pair<std::string, std::string>>>
-listedOutputs(const nlohmann::json& manifest, const std::string& file) {
-  auto broken = [&](const std::string& why) {
-    return inputError("the manifest '" + file + "' is damaged: " + why);
-  };
-  auto outputs = manifest.find("outputs");
-  if (outputs == manifest.end() || !outputs->is_object())
-    return broken("it has no \"outputs\"");
-  std::vector<const char*> roles(std::begin(RequiredRoles), std::end(RequiredRoles));
-  if (outputs->contains(PythonRoles[0]))
-    roles.insert(roles.end(), std::begin(PythonRoles), std::end(PythonRoles));
-  std::vector<std::pair<std::string, std::string>> listed;
-  for (const char* role : roles) {
-    auto output = outputs->find(role);
-    if (output == outputs->end())
-      return broken("\"outputs\" has no \"" + std::string(role) + "\"");
-    std::optional<std::string> name = stringAt(*output, "file");
-    std::optional<std::string> sha = stringAt(*output, "sha256");
-    if (!name || !isPlainName(*name))
-      return broken("\"outputs\".\"" + std::string(role) + "\" names no file in the folder");
-    if (!sha || !isSha256Hex(*sha))
-      return broken("\"outputs\".\"" + std::string(role) + "\" has no SHA-256");
-    listed.push_back({*name, *sha});
+// Why the listed output `name` in `dir` is not a file of the folder's own ("" when it is): a
+// symbolic link on its way, or something other than a regular file at its end.
+std::string notOwnFile(const std::string& dir, llvm::StringRef name) {
+  std::string path = dir;
+  for (auto part = llvm::sys::path::begin(name), end = llvm::sys::path::end(name); part != end;
+       ++part) {
+    path += "/" + part->str();
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(path, status, /*follow=*/false))
+      return ""; // missing: said as such
+    bool last = std::next(part) == end;
+    std::string which =
+        last ? ""
+             : " (its folder '" + llvm::StringRef(path).drop_front(dir.size() + 1).str() + "')";
+    if (status.type() == llvm::sys::fs::file_type::symlink_file)
+      return "a symbolic link" + which + ", which tlc never publishes";
+    if (last && status.type() != llvm::sys::fs::file_type::regular_file)
+      return "not a regular file";
   }
-  if (outputs->size() != roles.size())
-    return broken("\"outputs\" lists other outputs than the image, library and header (and the "
-                  "Python package's, all of them)");
-  return listed;
+  return "";
 }
 
 } // namespace
@@ -136,19 +118,25 @@ llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
     return inputError("the manifest in '" + outputDir + "' has schema version " +
                       std::to_string(version->get<int64_t>()) +
                       ", newer than this tlc understands");
-  auto listed = listedOutputs(document, manifest->file);
+  auto listed = manifestOutputs(document, manifest->file);
   if (!listed)
     return listed.takeError();
 
   std::string mismatches;
   std::set<std::string> unlisted = filesIn(outputDir);
   unlisted.erase(manifest->file);
-  for (const auto& [file, sha] : *listed) {
+  for (const FileDigest& output : *listed) {
+    const std::string& file = output.path;
+    const std::string& sha = output.sha256;
     unlisted.erase(file);
     // The folders the file is in (the Python package's) are listed with it.
     for (llvm::StringRef folder = llvm::sys::path::parent_path(file); !folder.empty();
          folder = llvm::sys::path::parent_path(folder))
       unlisted.erase(folder.str());
+    if (std::string why = notOwnFile(outputDir, file); !why.empty()) {
+      mismatches += "\n  " + file + ": " + why;
+      continue;
+    }
     auto digest = sha256OfFile(outputDir + "/" + file);
     if (!digest) {
       mismatches += "\n  " + file + ": missing or unreadable";

@@ -190,7 +190,7 @@ public:
       DependencyHashes lookup(Relocation);
       std::optional<CacheHit> hit = Cache->find(key, outputs, inputs, lookup);
       bool fromRemote = false;
-      if (!hit && Remote && Remote->fetch(key, *Cache, lookup)) { // now in the local cache
+      if (!hit && Remote && Remote->fetch(key, outputs, inputs, *Cache, lookup)) { // now local
         hit = Cache->find(key, outputs, inputs, lookup);
         fromRemote = true;
       }
@@ -369,7 +369,7 @@ private:
     // The last moment a signal stops the build; once publishing starts it completes.
     if (interrupted())
       return interruptedError();
-    return Work->publish(files);
+    return Work->publish(files, Name + ".json");
   }
 
   // Every file the build read: inputs, the headers the parse opened (the device side, for each

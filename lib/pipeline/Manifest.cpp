@@ -1,7 +1,17 @@
-// NAME.json: the manifest's JSON, from the model and the facts of one build.
+// NAME.json: the manifest's JSON, from the model and the facts of one build; the outputs a
+// manifest lists, read back checked (tlc verify, and publishing over a previous build).
 #include "pipeline/Manifest.h"
 
 #include "model/ModelJson.h"
+#include "support/Error.h"
+#include "support/Hashing.h"
+#include "support/JsonFields.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <iterator>
+#include <optional>
 
 namespace tlc {
 
@@ -56,6 +66,54 @@ nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts) {
           {"kernels", kernels},
           {"records", records},
           {"other_entries", module.otherEntries}};
+}
+
+bool isPlainOutputName(llvm::StringRef name) {
+  if (name.empty() || name.starts_with("/") || name.contains('\0'))
+    return false;
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  name.split(parts, '/');
+  return llvm::none_of(
+      parts, [](llvm::StringRef part) { return part.empty() || part == "." || part == ".."; });
+}
+
+namespace {
+
+// The outputs every manifest lists, and those of the Python package (--python), all or none.
+const char* const RequiredRoles[] = {"image", "library", "header"};
+const char* const PythonRoles[] = {"python_init",    "python_stubs",        "python_marker",
+                                   "python_helpers", "python_helper_stubs", "python_extension"};
+
+} // namespace
+
+llvm::Expected<std::vector<FileDigest>> manifestOutputs(const nlohmann::json& manifest,
+                                                        const std::string& file) {
+  auto broken = [&](const std::string& why) {
+    return inputError("the manifest '" + file + "' is damaged: " + why);
+  };
+  auto outputs = manifest.find("outputs");
+  if (outputs == manifest.end() || !outputs->is_object())
+    return broken("it has no \"outputs\"");
+  std::vector<const char*> roles(std::begin(RequiredRoles), std::end(RequiredRoles));
+  if (outputs->contains(PythonRoles[0]))
+    roles.insert(roles.end(), std::begin(PythonRoles), std::end(PythonRoles));
+  std::vector<FileDigest> listed;
+  for (const char* role : roles) {
+    auto output = outputs->find(role);
+    if (output == outputs->end())
+      return broken("\"outputs\" has no \"" + std::string(role) + "\"");
+    std::optional<std::string> name = stringAt(*output, "file");
+    std::optional<std::string> sha = stringAt(*output, "sha256");
+    if (!name || !isPlainOutputName(*name))
+      return broken("\"outputs\".\"" + std::string(role) + "\" names no file in the folder");
+    if (!sha || !isSha256Hex(*sha))
+      return broken("\"outputs\".\"" + std::string(role) + "\" has no SHA-256");
+    listed.push_back({*name, *sha});
+  }
+  if (outputs->size() != roles.size())
+    return broken("\"outputs\" lists other outputs than the image, library and header (and the "
+                  "Python package's, all of them)");
+  return listed;
 }
 
 } // namespace tlc

@@ -6,6 +6,9 @@
 #include "model/Model.h"
 #include "pipeline/GpuTargets.h"
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -36,5 +39,16 @@ struct ManifestFacts {
 };
 
 nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts);
+
+// The outputs a manifest (a document whose "schema" is tlc.manifest, read from the file `file`
+// of its folder) lists, as file names inside the folder with their SHA-256: the image, library
+// and header, and the Python package's files, all or none. An InputError saying how the manifest
+// is damaged when any is missing, malformed or not a plain name inside the folder.
+llvm::Expected<std::vector<FileDigest>> manifestOutputs(const nlohmann::json& manifest,
+                                                        const std::string& file);
+
+// A file name inside an output folder: a relative path (the Python package's files are in
+// subfolders), with nothing hidden behind "." or "..".
+bool isPlainOutputName(llvm::StringRef name);
 
 } // namespace tlc

@@ -53,8 +53,8 @@ std::string realToolkit() {
   return llvm::sys::path::parent_path(llvm::sys::path::parent_path(TLC_NVCC)).str();
 }
 
-// {dir}, {samples}, {fixtures}, {fakecuda}, {fakecxx}, {shim}, {toolkit}, {tlc} in `text`, and
-// {byte:XX}: the byte XX (hex), for names JSON cannot hold (not UTF-8).
+// {dir}, {samples}, {fixtures}, {fakecuda}, {fakecxx}, {shim}, {toolkit}, {tlc}, {fakes} in `text`,
+// and {byte:XX}: the byte XX (hex), for names JSON cannot hold (not UTF-8).
 std::string expand(std::string text, const std::string& dir) {
   for (size_t at = text.find("{byte:"); at != std::string::npos; at = text.find("{byte:", at)) {
     char byte = static_cast<char>(std::stoi(text.substr(at + 6, 2), nullptr, 16));
@@ -69,7 +69,8 @@ std::string expand(std::string text, const std::string& dir) {
       {"{fakecxx}", dir + "/fake-cxx"},
       {"{shim}", TLC_FULL_DISK_SHIM},
       {"{toolkit}", realToolkit()},
-      {"{tlc}", TLC_BINARY}};
+      {"{tlc}", TLC_BINARY},
+      {"{fakes}", TLC_BAD_INPUT_FAKES}};
   for (const auto& [name, value] : names)
     for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at))
       text.replace(at, std::strlen(name), value), at += value.size();

@@ -1,7 +1,8 @@
 // The build cache's remote tier against real servers (label `remote`): two "machines" (two
 // local cache folders) sharing one redis-server or one nginx, entries damaged on the server,
 // and servers that are down, hang or die in the middle of a build. Every build must succeed;
-// a remote that fails costs a miss and exactly one warning.
+// a remote that fails costs a miss and exactly one warning. Servers that misbehave on purpose
+// (trickling, lying about sizes, endless) end each call by its deadline and within its limit.
 #include "BuildSupport.h"
 #include "Servers.h"
 #include "TestSupport.h"
@@ -19,7 +20,9 @@
 #include <thread>
 
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace tlc;
@@ -424,4 +427,162 @@ TEST_CASE("a Redis server claiming a value of a petabyte gets an error, not a cr
   REQUIRE(!value);
   CHECK_THAT(summarize(value.takeError()).message,
              Contains("1000000000000000 bytes, more than tlc reads"));
+}
+
+// ---- Servers that misbehave: every call ends by its deadline, within its size limit ----------
+
+namespace {
+
+// A client of `url` (attributes included) reading values of at most `limit` bytes.
+std::unique_ptr<RemoteStorage> storageFor(const std::string& url, uint64_t limit = MaxRemoteValue) {
+  auto parsed = parseRemoteUrl(url);
+  REQUIRE_EXPECTED(parsed);
+  parsed->valueLimit = limit;
+  return parsed->scheme == RemoteUrl::Scheme::Redis ? createRedisStorage(std::move(*parsed))
+                                                    : createHttpStorage(std::move(*parsed));
+}
+
+struct Failure {
+  std::string message;
+  double seconds = 0;
+};
+
+// The error a get() ended in, and how long it took; fails the test if it found a value.
+Failure failedGet(RemoteStorage& storage, const std::string& key = "tlc-test/key") {
+  auto start = std::chrono::steady_clock::now();
+  auto value = storage.get(key);
+  Failure failure;
+  failure.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(!value);
+  failure.message = summarize(value.takeError()).message;
+  return failure;
+}
+
+// This process's peak resident memory (VmHWM), in MiB.
+long peakMiB() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0)
+      return std::stol(line.substr(6)) / 1024;
+  FAIL("no VmHWM in /proc/self/status");
+  return 0;
+}
+
+} // namespace
+
+TEST_CASE("a Redis server that sends a byte at a time is given up at the operation's deadline",
+          "[remote]") {
+  // Each byte used to restart hiredis' read timeout: the lookup waited for ever.
+  std::string dir = scratchDir("remote-redis-trickle");
+  FakeServer trickle(dir, "redis-trickle");
+  auto storage = storageFor(trickle.url() + "|operation-timeout=1000");
+  Failure failure = failedGet(*storage);
+  CHECK_THAT(failure.message, Contains("GETRANGE failed: no reply within 1000 ms"));
+  CHECK(failure.seconds < 2.5);
+}
+
+TEST_CASE("a Redis reply announcing 2.5 GB is refused before it is read", "[remote]") {
+  // It used to be read whole, 11.6 GB resident for a 1 MiB piece asked for.
+  std::string dir = scratchDir("remote-redis-huge");
+  FakeServer huge(dir, "redis-huge");
+  auto storage = storageFor(huge.url());
+  long before = peakMiB();
+  Failure failure = failedGet(*storage);
+  CHECK_THAT(failure.message, Contains("the reply to GETRANGE announces 2500000000 bytes, more "
+                                       "than tlc reads (1048576)"));
+  CHECK(peakMiB() - before < 64);
+  CHECK(failure.seconds < 2);
+}
+
+TEST_CASE("a Redis array reply is refused before hiredis takes memory for its elements",
+          "[remote]") {
+  std::string dir = scratchDir("remote-redis-array");
+  FakeServer array(dir, "redis-array");
+  auto storage = storageFor(array.url());
+  long before = peakMiB();
+  CHECK_THAT(failedGet(*storage).message, Contains("unexpected reply to GETRANGE"));
+  CHECK(peakMiB() - before < 64);
+}
+
+TEST_CASE("a Redis server that closes in the middle of a value costs an error", "[remote]") {
+  std::string dir = scratchDir("remote-redis-close");
+  FakeServer closing(dir, "redis-close");
+  auto storage = storageFor(closing.url());
+  CHECK_THAT(failedGet(*storage).message,
+             Contains("GETRANGE failed: Server closed the connection"));
+}
+
+TEST_CASE("a Redis value larger than tlc reads is refused by GET too, before it is read",
+          "[remote]") {
+  // A reader allowed only GET gets whole values: the limit is the value's, announced first.
+  std::string dir = scratchDir("remote-get-limit");
+  RedisServer redis(dir, {"--user", "writer", "on", ">w", "~*", "+@all", "--user", "reader", "on",
+                          ">r", "~*", "+get"});
+  std::string address = redis.url().substr(std::string("redis://").size());
+  auto writer = storageFor("redis://writer:w@" + address);
+  REQUIRE(!writer->put("tlc-test/big", std::string(3 << 20, 'v')));
+  auto reader = storageFor("redis://reader:r@" + address, 1 << 20);
+  CHECK_THAT(failedGet(*reader, "tlc-test/big").message,
+             Contains("the reply to GET announces 3145728 bytes, more than tlc reads (1048576)"));
+  auto small = storageFor("redis://reader:r@" + address, 4 << 20);
+  auto value = small->get("tlc-test/big");
+  REQUIRE_EXPECTED(value);
+  CHECK((*value)->size() == size_t(3 << 20));
+}
+
+TEST_CASE("an endless HTTP body is cut off at the value limit", "[remote]") {
+  std::string dir = scratchDir("remote-http-endless");
+  FakeServer endless(dir, "http-endless");
+  auto storage = storageFor(endless.url(), 8 << 20);
+  CHECK_THAT(failedGet(*storage).message, Contains("is larger than tlc reads (8388608 bytes)"));
+}
+
+TEST_CASE("an endless HTTP body that memory cannot hold is an error, not an abort", "[remote]") {
+  // std::bad_alloc in libcurl's write callback used to cross libcurl's C frames: std::terminate.
+  // A child process with little address space left reads one, within the 2 GiB value limit.
+  std::string dir = scratchDir("remote-http-memory");
+  FakeServer endless(dir, "http-endless");
+  std::string url = endless.url() + "|operation-timeout=30000";
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::ifstream status("/proc/self/status");
+    long sizeKiB = 0;
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmSize:", 0) == 0)
+        sizeKiB = std::stol(line.substr(7));
+    rlimit limit{};
+    limit.rlim_cur = limit.rlim_max = (sizeKiB << 10) + (rlim_t(512) << 20);
+    ::setrlimit(RLIMIT_AS, &limit);
+    auto parsed = parseRemoteUrl(url);
+    auto storage = createHttpStorage(std::move(*parsed));
+    auto value = storage->get("tlc-test/key");
+    bool said = !value && summarize(value.takeError())
+                                  .message.find("not enough memory for the "
+                                                "answer") != std::string::npos;
+    ::_exit(said ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO("the child's wait status: " << status);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("an HTTP server that sends less than its Content-Length costs an error", "[remote]") {
+  std::string dir = scratchDir("remote-http-short");
+  FakeServer liar(dir, "http-short");
+  auto storage = storageFor(liar.url());
+  CHECK_THAT(failedGet(*storage).message, Contains("transfer closed with 99990 bytes remaining"));
+}
+
+TEST_CASE("an HTTP body announced larger than tlc reads is refused before it comes", "[remote]") {
+  // Its bytes come at one a second: it used to be waited for until the timeout.
+  std::string dir = scratchDir("remote-http-huge");
+  FakeServer huge(dir, "http-huge-length");
+  auto storage = storageFor(huge.url());
+  Failure failure = failedGet(*storage);
+  CHECK_THAT(failure.message, Contains("the answer for tlc-test/key is larger than tlc reads "
+                                       "(2147483648 bytes)"));
+  CHECK(failure.seconds < 2);
 }

@@ -118,4 +118,13 @@ HttpServer::HttpServer(const std::string& dir) : Root(dir + "/data") {
         dir + "/nginx.out");
 }
 
+FakeServer::FakeServer(const std::string& dir, const std::string& mode) {
+  std::string python = programOrSkip("python3", "python3");
+  int port = freePort();
+  start({python, TLC_FAKE_REMOTE_SERVER, mode, "--port", std::to_string(port)}, port,
+        dir + "/" + mode + ".log");
+  std::string scheme = llvm::StringRef(mode).starts_with("http") ? "http" : "redis";
+  Url = scheme + "://127.0.0.1:" + std::to_string(port) + (scheme == "http" ? "/cache" : "");
+}
+
 } // namespace tlc::test

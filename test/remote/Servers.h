@@ -1,5 +1,6 @@
 // Real servers for the remote cache's tests: redis-server and nginx (WebDAV PUT), each started
-// on a free port of 127.0.0.1 in a folder of its own, and stopped, hung or killed on demand.
+// on a free port of 127.0.0.1 in a folder of its own, and stopped, hung or killed on demand; and
+// misbehaving ones (test/bad-input/fakes/remote-server).
 #pragma once
 
 #include "llvm/Support/Program.h"
@@ -53,6 +54,17 @@ public:
   const std::string& root() const { return Root; } // the files under url()
 private:
   std::string Root;
+};
+
+// A server that misbehaves as `mode` says (the modes of test/bad-input/fakes/remote-server:
+// redis-trickle, redis-huge, http-endless, ...).
+class FakeServer : public Server {
+public:
+  FakeServer(const std::string& dir, const std::string& mode);
+  std::string url() const { return Url; }
+
+private:
+  std::string Url;
 };
 
 } // namespace tlc::test

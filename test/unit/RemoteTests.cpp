@@ -1,8 +1,10 @@
-// The remote cache's pieces without a server: URL forms (ccache's), password masking, and
-// packing an entry into one blob and unpacking it, checked.
+// The remote cache's pieces without a server: URL forms (ccache's), password masking, packing an
+// entry into one blob and unpacking it, checked, the dependencies an entry may list, and a local
+// entry that can never be used giving way to the build's.
 #include "BuildSupport.h"
 #include "TestSupport.h"
 
+#include "cache/Cache.h"
 #include "cache/EntryPack.h"
 #include "cache/RemoteStorage.h"
 #include "support/Files.h"
@@ -10,7 +12,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace tlc;
 using namespace tlc::test;
@@ -172,4 +178,85 @@ TEST_CASE("a damaged entry is refused, saying why", "[remote]") {
   size_t length = std::stoul(header.substr(lengthStart, lengthEnd - lengthStart));
   header.replace(lengthStart, lengthEnd - lengthStart, std::to_string(length + 6));
   CHECK_THAT(refused(header), Contains("not a file name inside an entry"));
+}
+
+TEST_CASE("an entry may list only paths tlc writes, naming regular files or nothing", "[remote]") {
+  std::string dir = scratchDir("entry-dependencies");
+  REQUIRE(!writeFile(dir + "/k.cu", "__global__ void k() {}\n"));
+  std::string fifo = dir + "/fifo";
+  ::unlink(fifo.c_str()); // scratchDir() cannot remove one (LLVM's remove() refuses FIFOs)
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  llvm::scope_exit removeFifo([&] { ::unlink(fifo.c_str()); });
+  PathRelocation asGiven;
+  asGiven.setToolkit(dir + "/cuda");
+  llvm::sys::fs::create_directories(dir + "/cuda/include");
+  REQUIRE(!writeFile(dir + "/cuda/include/cuda.h", "#pragma once\n"));
+  CHECK(unhashableDependency(dir + "/k.cu", asGiven).empty());
+  CHECK(unhashableDependency(dir + "/gone.h", asGiven).empty()); // missing: a miss, nothing read
+  CHECK(unhashableDependency("<cuda>/include/cuda.h", asGiven).empty());
+
+  // What a forged entry would make tlc read without end, or at all.
+  CHECK(unhashableDependency("/dev/zero", asGiven) == "not a regular file");
+  CHECK(unhashableDependency(fifo, asGiven) == "not a regular file");
+  CHECK(unhashableDependency(dir, asGiven) == "not a regular file");
+  CHECK_THAT(unhashableDependency("/proc/self/status", asGiven),
+             Contains("a file of the kernel's"));
+  CHECK_THAT(unhashableDependency("/sys/kernel/uevent_seqnum", asGiven),
+             Contains("a file of the kernel's"));
+  // Forms tlc never writes: dots in an absolute or toolkit path, the toolkit itself, a relative
+  // path without a base folder, another token, a line break (entry names are lines).
+  CHECK(unhashableDependency(dir + "/../x.h", asGiven) == "not a path tlc writes");
+  CHECK(unhashableDependency("<cuda>/../../etc/passwd", asGiven) == "not a path tlc writes");
+  CHECK(unhashableDependency("<cuda>", asGiven) == "not a path tlc writes");
+  CHECK(unhashableDependency("src/k.cu", asGiven) == "not a path tlc writes");
+  CHECK(unhashableDependency("<home>/k.cu", asGiven) == "not a path tlc writes");
+  CHECK(unhashableDependency(dir + "/k.cu\n" + dir + "/k.cu", asGiven) == "not a path tlc writes");
+  CHECK(unhashableDependency("", asGiven) == "not a path tlc writes");
+
+  // Under a base folder, relative paths are what tlc writes.
+  auto based = PathRelocation::create(dir);
+  REQUIRE_EXPECTED(based);
+  CHECK(unhashableDependency("../x/k.cu", *based).empty());
+}
+
+TEST_CASE("a local entry that can never be used is replaced when the build is stored", "[remote]") {
+  std::string dir = scratchDir("entry-replaced");
+  llvm::sys::fs::create_directories(dir + "/out");
+  REQUIRE(!writeFile(dir + "/out/a.bin", "a"));
+  REQUIRE(!writeFile(dir + "/k.cu", "__global__ void k() {}\n"));
+  auto cache = BuildCache::open(dir + "/cache");
+  REQUIRE_EXPECTED(cache);
+  PathRelocation asGiven;
+  std::vector<CachedFile> files = {{"a.bin", sha256Hex("a")}};
+  std::vector<std::string> outputs = {"a.bin"}, inputs = {dir + "/k.cu"};
+  auto store = [&] {
+    DependencyHashes hashes(asGiven);
+    REQUIRE(!cache->store("key", dir + "/out", files, inputs, hashes));
+  };
+  auto found = [&] {
+    DependencyHashes hashes(asGiven);
+    return cache->find("key", outputs, inputs, hashes).has_value();
+  };
+  store();
+  REQUIRE(found());
+
+  // The entry of that name gains a file (as a forged remote entry stored before tlc checked
+  // did): every lookup misses it, and the build's store used to lose to it for good.
+  std::error_code ec;
+  std::string entryDir;
+  for (llvm::sys::fs::directory_iterator it(dir + "/cache/v1/key", ec), end; it != end && !ec;
+       it.increment(ec))
+    entryDir = it->path();
+  REQUIRE(!entryDir.empty());
+  REQUIRE(!writeFile(entryDir + "/evil.so", "x", 0600));
+  std::string json = readText(entryDir + "/entry.json");
+  size_t listed = json.find("\"files\"");
+  REQUIRE(listed != std::string::npos);
+  size_t open = json.find('[', listed);
+  json.insert(open + 1, "{\"name\":\"evil.so\",\"sha256\":\"" + sha256Hex("x") + "\"},");
+  REQUIRE(!writeFile(entryDir + "/entry.json", json, 0600));
+  CHECK(!found());
+  store();
+  CHECK(found());
+  CHECK(!llvm::sys::fs::exists(entryDir + "/evil.so"));
 }
