@@ -2,8 +2,11 @@
 // needs it for, switched at file boundaries.
 #include "frontend/CompilerView.h"
 
+#include "pipeline/Publish.h"
 #include "pipeline/ToolPaths.h"
 #include "support/Error.h"
+#include "support/Files.h"
+#include "support/Interrupts.h"
 #include "support/Process.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
@@ -94,6 +97,8 @@ std::vector<std::string> hostCompilerFlags(const std::vector<std::string>& nvccF
   return chosen;
 }
 
+constexpr const char* QueryPrefix = "tlc-query-";
+
 } // namespace
 
 llvm::Expected<MacroValues> nvccCompilerView(const CudaToolkit& toolkit,
@@ -110,11 +115,24 @@ llvm::Expected<MacroValues> nvccCompilerView(const CudaToolkit& toolkit,
   std::lock_guard<std::mutex> lock(mutex);
   if (auto found = known.find(command); found != known.end())
     return found->second;
+  // nvcc writes temporaries (tmpxft_*) even for this: into a folder of tlc's own, removed
+  // however the query ends, an interrupt included.
+  auto root = Staging::workRoot();
+  if (!root)
+    return root.takeError();
+  removeAbandoned(*root, QueryPrefix);
+  auto folder = LockedFolder::create(*root, QueryPrefix);
+  if (!folder)
+    return folder.takeError();
+  Temporary registration((*folder)->path());
   RunOptions options;
   options.separateErrors = true;
+  options.environment = environmentWith({"TMPDIR=" + (*folder)->path()});
   auto result = runCommand(command, options);
   if (!result)
     return result.takeError();
+  if (result->interrupted)
+    return interruptedError();
   if (!result->succeeded())
     return toolchainError("'" + shellQuote(command) +
                           "' (which host compiler nvcc runs, so that the parse sees what nvcc "
