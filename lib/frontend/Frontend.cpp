@@ -1,6 +1,7 @@
 // The Clang parse of each input in CUDA device mode, concurrently.
 #include "frontend/Frontend.h"
 
+#include "frontend/CompilerView.h"
 #include "frontend/ParseCompat.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -11,10 +12,12 @@
 #include "clang/Basic/FileManager.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
@@ -192,16 +195,37 @@ private:
   unsigned Hidden = 0;
 };
 
+// What the parse of one input sees of the compiler (frontend/CompilerView.h): nvcc's view and
+// the folders that keep Clang's.
+struct ParseView {
+  const MacroValues& nvcc;
+  ViewFolders folders;
+};
+
+ParseView parseView(const std::vector<std::string>& commandLine, const FrontendOptions& options,
+                    const CudaToolkit& toolkit, const MacroValues& nvccView) {
+  ParseView view{nvccView, {}};
+  // Clang's headers, the toolkit's (CCCL, whatever folder finds it) and tlc's compatibility
+  // header are never a library of the user's.
+  view.folders.clang = {clangResourceDir(), toolkit.includeDir,
+                        llvm::sys::path::parent_path(parseCompatHeaderPath()).str()};
+  view.folders.system = driverSystemFolders(commandLine);
+  if (!options.hostIncludeDir.empty())
+    view.folders.system.push_back(options.hostIncludeDir);
+  return view;
+}
+
 class ExtractAction : public clang::ASTFrontendAction {
 public:
   ExtractAction(TranslationUnitFacts& facts, llvm::raw_ostream& diagnostics,
-                ParseDiagnostics& filter)
-      : Facts(facts), Diagnostics(diagnostics), Filter(filter) {}
+                ParseDiagnostics& filter, const ParseView& view)
+      : Facts(facts), Diagnostics(diagnostics), Filter(filter), View(view) {}
 
   // Clang prints "N errors generated" to its verbose stream; keep it with this unit's messages.
   bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
     ci.setVerboseOutputStream(Diagnostics);
     Filter.attach(ci);
+    installCompilerView(ci, View.nvcc, View.folders);
     return true;
   }
 
@@ -214,6 +238,7 @@ private:
   TranslationUnitFacts& Facts;
   llvm::raw_ostream& Diagnostics;
   ParseDiagnostics& Filter;
+  const ParseView& View;
 };
 
 // Why the parse does not open a file, for Clang's "cannot open file 'x': ..." at the #include.
@@ -258,6 +283,48 @@ public:
   }
 };
 
+// Preprocesses only, and keeps the values of some macros as they stand at the input's end.
+class MacroProbeAction : public clang::PreprocessOnlyAction {
+public:
+  MacroProbeAction(const ParseView& view, const std::vector<std::string>& names, MacroValues& found,
+                   llvm::raw_ostream& diagnostics)
+      : View(view), Names(names), Found(found), Diagnostics(diagnostics) {}
+
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    ci.setVerboseOutputStream(Diagnostics);
+    installCompilerView(ci, View.nvcc, View.folders);
+    return true;
+  }
+  void EndSourceFileAction() override { Found = currentMacros(getCompilerInstance(), Names); }
+
+private:
+  const ParseView& View;
+  const std::vector<std::string>& Names;
+  MacroValues& Found;
+  llvm::raw_ostream& Diagnostics;
+};
+
+// Runs `action` under the parse command line `commandLine`, over the real file system with the
+// compatibility header laid over it.
+bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& toolkit,
+              std::unique_ptr<clang::FrontendAction> action, clang::DiagnosticConsumer& diagnostics,
+              clang::DiagnosticOptions& diagnosticOptions) {
+  // The real file system (regular files only), with the parse's compatibility header laid over
+  // it.
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+      llvm::makeIntrusiveRefCnt<RegularFilesOnly>(llvm::vfs::getRealFileSystem()));
+  auto virtualFiles = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  virtualFiles->addFile(parseCompatHeaderPath(), 0,
+                        llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));
+  overlay->pushOverlay(virtualFiles);
+  llvm::IntrusiveRefCntPtr<clang::FileManager> files(
+      new clang::FileManager(clang::FileSystemOptions(), overlay));
+  clang::tooling::ToolInvocation invocation(commandLine, std::move(action), files.get());
+  invocation.setDiagnosticConsumer(&diagnostics);
+  invocation.setDiagnosticOptions(&diagnosticOptions);
+  return invocation.run();
+}
+
 struct UnitOutcome {
   TranslationUnitFacts facts;
   std::string diagnostics;
@@ -265,7 +332,7 @@ struct UnitOutcome {
 };
 
 UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
-                     const CudaToolkit& toolkit) {
+                     const CudaToolkit& toolkit, const MacroValues& nvccView) {
   UnitOutcome outcome;
   outcome.facts.input = input;
   llvm::raw_string_ostream diagnosticsStream(outcome.diagnostics);
@@ -284,23 +351,13 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
     outcome.errors = 1;
     return outcome;
   }
-  // The real file system (regular files only), with the parse's compatibility header laid over
-  // it.
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-      llvm::makeIntrusiveRefCnt<RegularFilesOnly>(llvm::vfs::getRealFileSystem()));
-  auto virtualFiles = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  virtualFiles->addFile(parseCompatHeaderPath(), 0,
-                        llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));
-  overlay->pushOverlay(virtualFiles);
-  llvm::IntrusiveRefCntPtr<clang::FileManager> files(
-      new clang::FileManager(clang::FileSystemOptions(), overlay));
   ParseDiagnostics filter(printer, options.verbose, outcome.facts);
-  clang::tooling::ToolInvocation invocation(
-      clangCommandLine(input, options, toolkit),
-      std::make_unique<ExtractAction>(outcome.facts, diagnosticsStream, filter), files.get());
-  invocation.setDiagnosticConsumer(&filter);
-  invocation.setDiagnosticOptions(&diagnosticOptions);
-  bool ok = invocation.run();
+  std::vector<std::string> commandLine = clangCommandLine(input, options, toolkit);
+  ParseView view = parseView(commandLine, options, toolkit, nvccView);
+  bool ok =
+      runParse(commandLine, toolkit,
+               std::make_unique<ExtractAction>(outcome.facts, diagnosticsStream, filter, view),
+               filter, diagnosticOptions);
   outcome.errors = filter.getNumErrors();
   // Clang counts the errors it was told to keep quiet about too; only a failure that printed
   // nothing at all (the driver's own) fails the parse here.
@@ -311,6 +368,28 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
 }
 
 } // namespace
+
+llvm::Expected<MacroValues> macrosInUserCode(const std::string& input,
+                                             const FrontendOptions& options,
+                                             const CudaToolkit& toolkit,
+                                             const std::vector<std::string>& names) {
+  auto nvccView = nvccCompilerView(toolkit, options.nvccFlags);
+  if (!nvccView)
+    return nvccView.takeError();
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  clang::DiagnosticOptions diagnosticOptions;
+  clang::TextDiagnosticPrinter printer(stream, diagnosticOptions);
+  std::vector<std::string> commandLine = clangCommandLine(input, options, toolkit);
+  ParseView view = parseView(commandLine, options, toolkit, *nvccView);
+  MacroValues found;
+  if (!runParse(commandLine, toolkit,
+                std::make_unique<MacroProbeAction>(view, names, found, stream), printer,
+                diagnosticOptions) &&
+      printer.getNumErrors())
+    return inputError("cannot preprocess " + input + ":\n" + text);
+  return found;
+}
 
 unsigned effectiveJobs(unsigned requested) {
   if (requested)
@@ -330,12 +409,19 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
 
   JobSlots ownSlots(effectiveJobs(options.jobs), processJobserver());
   JobSlots& pool = slots ? *slots : ownSlots;
+  // One nvcc run, which counts against the job limit as every tool does.
+  auto nvccView = [&] {
+    SlotGuard slot(pool);
+    return nvccCompilerView(toolkit, options.nvccFlags);
+  }();
+  if (!nvccView)
+    return nvccView.takeError();
   std::vector<UnitOutcome> outcomes(inputs.size());
   std::vector<std::function<void()>> tasks;
   for (size_t i = 0; i < inputs.size(); ++i)
     tasks.push_back([&, i] {
       SlotGuard slot(pool);
-      outcomes[i] = parseOne(inputs[i], options, toolkit);
+      outcomes[i] = parseOne(inputs[i], options, toolkit, *nvccView);
     });
   runConcurrently(std::move(tasks));
 

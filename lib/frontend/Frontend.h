@@ -3,6 +3,7 @@
 // whatever the scheduling.
 #pragma once
 
+#include "frontend/CompilerView.h"
 #include "frontend/Extractor.h"
 #include "pipeline/Toolchain.h"
 #include "support/Jobs.h"
@@ -44,10 +45,20 @@ std::vector<std::string> clangCommandLine(const std::string& input, const Fronte
 
 // The same parse for an editor (clangd, through a compilation database): the compatibility
 // header (frontend/ParseCompat.h) is `compatHeaderFile`, a real copy, and no function body is
-// skipped.
+// skipped. clangd cannot load tlc's compiler view (frontend/CompilerView.h), which is no flag:
+// the editor sees Clang's identity macros everywhere (`__clang__`, `__GNUC__` 4), so a header
+// that branches on the compiler shows it Clang's branch where tlc's parse takes nvcc's. Flags
+// cannot do better: undefining __clang__ for the whole file would break Clang's own headers.
 std::vector<std::string> editorCommandLine(const std::string& input, const FrontendOptions& options,
                                            const CudaToolkit& toolkit,
                                            const std::string& compatHeaderFile);
+
+// The macros named `names` as the parse of `input` has them at the input's end: what the
+// user's code sees of the compiler (frontend/CompilerView.h), for tests.
+llvm::Expected<MacroValues> macrosInUserCode(const std::string& input,
+                                             const FrontendOptions& options,
+                                             const CudaToolkit& toolkit,
+                                             const std::vector<std::string>& names);
 
 // Parses every input and extracts its facts. Diagnostics of all inputs go to `diagnostics` in
 // input order. If any input has errors, returns a reported InputError after all are printed.

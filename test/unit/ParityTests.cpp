@@ -63,6 +63,25 @@ TEST_CASE("the macros nvcc predefines pick the branch nvcc picks", "[parity]") {
   CHECK(!names.count("chosen_by_clang"));
 }
 
+TEST_CASE("a kernel a library hides from Clang builds", "[parity][compiler-view]") {
+  // The library's arch configuration defines its feature macro only where __clang__ and
+  // __CUDA__ are not both defined: nvcc's front end. Without the kernel: "no kernels to launch".
+  nlohmann::json manifest = buildParity({"clang_hidden_kernel.cu"}, "clang_hidden",
+                                        {"--arch", "sm_90a", "-I" + fixture("parity/compiler")});
+  CHECK(launchers(manifest) ==
+        std::map<std::string, std::string>{{"gemm_sm90", "_Z9gemm_sm90PfPKfS1_i"}});
+}
+
+TEST_CASE("a struct laid out under __clang__ is passed as nvcc lays it out",
+          "[parity][compiler-view]") {
+  std::string out = scratchDir("parity-clang-layout") + "/out";
+  buildOk({fixture("parity/clang_struct_layout.cu"), "--arch", "sm_90a", "-o", out, "--no-cache",
+           "-q"});
+  // The header's C mirror has gcc's fields, which the kernel nvcc compiled reads.
+  std::string header = readText(out + "/clang_struct_layout.h");
+  CHECK_THAT(header, Contains("long long tag;") && Contains("int count;"));
+}
+
 TEST_CASE("function bodies only nvcc accepts do not stop the build", "[parity]") {
   auto names = launchers(buildParity({"body_disagreements.cu"}, "bodies"));
   CHECK(names.count("shared_constructor"));
