@@ -466,7 +466,7 @@ TEST_CASE("nvcc arguments go where nvcc uses them", "[nvcc-options]") {
                                              "false for -ftz, not 'yes'"));
 }
 
-TEST_CASE("-arch with -code is the -gencode it means", "[nvcc-options]") {
+TEST_CASE("an -arch with -code is the -gencode it means", "[nvcc-options]") {
   Strings archs, gencodes;
   targetsOf({"sm_80", "compute_90"}, {}, archs, gencodes);
   CHECK(archs == Strings{"sm_80", "compute_90"});
