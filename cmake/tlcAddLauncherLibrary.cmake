@@ -135,10 +135,13 @@ Arguments
   ``-I`` folders for the kernels. Relative paths are relative to ``CMAKE_CURRENT_SOURCE_DIR``.
 
 ``COMPILE_DEFINITIONS``
-  Macros, ``NAME`` or ``NAME=VALUE`` (a leading ``-D`` is dropped): ``-D`` each.
+  Macros, ``NAME`` or ``NAME=VALUE`` (a leading ``-D`` is dropped): ``-D`` each, its commas
+  escaped, so that each element stays one macro.
 
 ``NVCC_FLAGS``
-  Flags passed to nvcc (``-Xnvcc`` each), e.g. ``-lineinfo`` or ``--use_fast_math``.
+  Flags for nvcc in nvcc's spellings (``-Xnvcc`` each), e.g. ``-lineinfo`` or
+  ``--use_fast_math``: tlc reads nvcc's options as on its command line (``-G``'s macros reach the
+  parse too; ``-c`` or ``-o FILE`` are refused) and passes any other flag on as it is.
 
 ``ENTRIES``
   Only these kernels get launchers (``--entry`` each): C++ name, launcher name or symbol.
@@ -288,12 +291,15 @@ function(tlc_add_launcher_library name)
   get_property(cudaRoot GLOBAL PROPERTY TLC_CUDA_ROOT)
   set(args ${sources} --cuda-path "${cudaRoot}")
   list(APPEND args ${targetArgs})
+  # One folder or macro each: tlc, as nvcc, splits -I and -D values at commas not escaped.
   foreach(dir IN LISTS ARG_INCLUDE_DIRECTORIES)
     cmake_path(ABSOLUTE_PATH dir BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
+    string(REPLACE "," "\\," dir "${dir}")
     list(APPEND args -I "${dir}")
   endforeach()
   foreach(definition IN LISTS ARG_COMPILE_DEFINITIONS)
     string(REGEX REPLACE "^-D" "" definition "${definition}")
+    string(REPLACE "," "\\," definition "${definition}")
     list(APPEND args -D "${definition}")
   endforeach()
   foreach(flag IN LISTS ARG_NVCC_FLAGS)

@@ -1,4 +1,4 @@
-// tlc's commands as library functions. tools/tlc/main.cpp only turns the command line into these
+// tlc's commands as library functions. commands/CommandLine.h turns the command line into these
 // option structs; tests call the same functions.
 #pragma once
 
@@ -48,7 +48,7 @@ struct BuildOptions {
   std::vector<std::string> archs;     // --arch, repeatable: sm_XX, compute_XX, native, all...
   std::vector<std::string> gencodes;  // --gencode arch=compute_XX,code=..., repeatable
   std::vector<GpuTarget> targets;     // resolved from archs and gencodes (nvcc's default if none)
-  std::vector<std::string> nvccFlags; // -Xnvcc, repeatable
+  std::vector<std::string> nvccFlags; // nvcc's options for nvcc alone, and -Xnvcc's (CommandLine.h)
   // Per input (as named on the command line): nvcc flags from a compilation database.
   std::map<std::string, std::vector<std::string>> inputNvccFlags;
   std::vector<std::string> entries;  // --entry, repeatable

@@ -1,6 +1,7 @@
 // Per-input flags from compile_commands.json, split between Clang and nvcc.
 #include "frontend/CompileCommands.h"
 
+#include "frontend/NvccOptions.h"
 #include "frontend/ParseCompat.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -15,8 +16,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-
 namespace tlc {
 
 namespace {
@@ -30,131 +29,36 @@ std::string resolve(const std::string& path, const std::string& directory) {
   return joined.str().str();
 }
 
-// -arch X with -code Y1,Y2 is -gencode arch=<X's virtual arch>,code=[Y1,Y2]; -arch alone is
-// what nvcc and tlc's --arch mean by it.
-void addTargets(const std::vector<std::string>& archs, const std::vector<std::string>& codes,
-                InputFlags& flags) {
-  if (codes.empty()) {
-    flags.archs.insert(flags.archs.end(), archs.begin(), archs.end());
-    return;
-  }
-  for (llvm::StringRef arch : archs) {
-    std::string virtualArch =
-        arch.starts_with("sm_") ? "compute_" + arch.drop_front(3).str() : arch.str();
-    flags.gencodes.push_back("arch=" + virtualArch + ",code=[" + llvm::join(codes, ",") + "]");
-  }
-}
-
-// Flags whose next argument is their value, as nvcc spells them.
-bool takesValue(llvm::StringRef flag) {
-  static const char* const flags[] = {"-o",
-                                      "-x",
-                                      "-MF",
-                                      "-MT",
-                                      "-MQ",
-                                      "-I",
-                                      "-isystem",
-                                      "-D",
-                                      "-U",
-                                      "-include",
-                                      "-arch",
-                                      "-gencode",
-                                      "-code",
-                                      "--std",
-                                      "-ccbin",
-                                      "--compiler-bindir",
-                                      "-Xcompiler",
-                                      "-Xptxas",
-                                      "-Xnvlink",
-                                      "-Xlinker",
-                                      "--dependency-output",
-                                      "-odir"};
-  return std::find(std::begin(flags), std::end(flags), flag) != std::end(flags);
-}
-
 } // namespace
 
 InputFlags translateNvccCommand(const std::vector<std::string>& command,
                                 const std::string& directory, const std::string& input) {
-  InputFlags flags;
   std::string inputPath = absolutePath(resolve(input, directory));
-  auto keepPath = [&](const std::string& clangFlag, const std::string& nvccFlag,
-                      const std::string& path) {
-    std::string absolute = resolve(path, directory);
-    flags.clang.push_back(clangFlag);
-    flags.clang.push_back(absolute);
-    flags.nvcc.push_back(nvccFlag);
-    flags.nvcc.push_back(absolute);
-  };
-  std::vector<std::string> archs, codes;
-  for (size_t i = 1; i < command.size(); ++i) {
-    llvm::StringRef arg = command[i];
-    std::string value;
-    llvm::StringRef flag = arg;
-    if (takesValue(arg) && i + 1 < command.size()) {
-      value = command[++i];
-    } else if ((arg.starts_with("-I") || arg.starts_with("-D") || arg.starts_with("-U")) &&
-               arg.size() > 2) {
-      flag = arg.take_front(2); // -DNAME=VALUE: the '=' belongs to the value
-      value = arg.drop_front(2).str();
-    } else if (arg.contains('=') && arg.starts_with("-")) {
-      auto [name, rest] = arg.split('=');
-      flag = name;
-      value = rest.str();
-    }
-
-    // What tlc decides itself: the mode, outputs, dependency files, the language, the targets.
-    if (flag == "-c" || flag == "-dc" || flag == "--device-c" || flag == "-rdc" ||
-        flag == "--relocatable-device-code" || flag == "-o" || flag == "-x" || flag == "-odir" ||
-        flag.starts_with("-M") || flag == "--generate-dependencies" ||
-        flag == "--generate-nonsystem-dependencies" || flag == "--dependency-output" ||
-        flag == "--generate-dependencies-with-compile" ||
-        flag == "--generate-nonsystem-dependencies-with-compile")
-      continue;
-    if (flag == "-arch" || flag == "--gpu-architecture") {
-      archs.push_back(value);
-      continue;
-    }
-    if (flag == "-code" || flag == "--gpu-code") {
-      llvm::SmallVector<llvm::StringRef, 4> parts;
-      llvm::StringRef(value).split(parts, ',', -1, false);
-      for (llvm::StringRef part : parts)
-        codes.push_back(part.str());
-      continue;
-    }
-    if (flag == "-gencode" || flag == "--generate-code") {
-      flags.gencodes.push_back(value);
-      continue;
-    }
-    if (!arg.starts_with("-") && absolutePath(resolve(arg.str(), directory)) == inputPath)
-      continue;
-
-    if (flag == "-I" || flag == "--include-path")
-      keepPath("-I", "-I", value);
-    else if (flag == "-isystem" || flag == "--system-include")
-      keepPath("-isystem", "-isystem", value);
-    else if (flag == "-include" || flag == "--pre-include")
-      keepPath("-include", "-include", value);
-    else if (flag == "-D" || flag == "--define-macro") {
-      flags.clang.push_back("-D" + value);
-      flags.nvcc.push_back("-D" + value);
-    } else if (flag == "-U" || flag == "--undefine-macro") {
-      flags.clang.push_back("-U" + value);
-      flags.nvcc.push_back("-U" + value);
-    } else if (flag == "-std" || flag == "--std") {
-      flags.clang.push_back("-std=" + value);
-      flags.nvcc.push_back("-std=" + value);
-    } else if (flag == "--use_fast_math" || flag == "-use_fast_math") {
-      flags.clang.push_back("-D__USE_FAST_MATH__=1"); // nvcc defines it under this flag
-      flags.nvcc.push_back(arg.str());
-    } else if (takesValue(flag) && flag == arg) {
-      flags.nvcc.push_back(arg.str()); // e.g. -Xcompiler VALUE: for nvcc only, as written
-      flags.nvcc.push_back(value);
-    } else {
-      flags.nvcc.push_back(arg.str());
-    }
+  std::vector<NvccArgument> arguments;
+  if (!command.empty())
+    for (NvccArgument& argument :
+         readNvccArguments(llvm::ArrayRef<std::string>(command).drop_front()))
+      if (argument.known() || llvm::StringRef(argument.spelling).starts_with("-") ||
+          absolutePath(resolve(argument.spelling, directory)) != inputPath)
+        arguments.push_back(std::move(argument));
+  // Only a command line tlc reads from the database is routed, and a database never refuses.
+  NvccRouting routing =
+      llvm::cantFail(routeNvccArguments(arguments, NvccOrigin::Database, directory));
+  InputFlags flags;
+  flags.clang = routing.parse;
+  flags.nvcc = std::move(routing.parse);
+  flags.nvcc.insert(flags.nvcc.end(), routing.nvcc.begin(), routing.nvcc.end());
+  if (!routing.standard.empty()) {
+    flags.clang.push_back("-std=" + routing.standard);
+    flags.nvcc.push_back("-std=" + routing.standard);
   }
-  addTargets(archs, codes, flags);
+  // The macros nvcc defines for the options it keeps (-G: __CUDACC_DEBUG__, ...).
+  for (std::string& define : nvccOptionDefines(flags.nvcc))
+    flags.clang.push_back(std::move(define));
+  flags.gencodes = std::move(routing.gencodes);
+  targetsOf(routing.archs, routing.codes, flags.archs, flags.gencodes);
+  flags.relocatable = routing.relocatable;
+  flags.dropped = std::move(routing.dropped);
   return flags;
 }
 

@@ -1,8 +1,10 @@
 // Compilation databases (compile_commands.json), both ways:
 //  - read (`-p BUILD_DIR`, `--compile-commands FILE`): each input's nvcc command line as the build
-//    system wrote it, split into what Clang needs to parse the same code (include paths, macros,
-//    the language standard) and what nvcc should keep (everything that shapes device code), with
-//    the archs it targets;
+//    system wrote it, routed by nvcc's option table (NvccOptions.h): what Clang needs to parse
+//    the same code (include paths, macros, the language standard, the macros nvcc defines for
+//    its options), what nvcc should keep (everything that shapes device code), the archs it
+//    targets; what tlc decides (the mode, the output) and whatever would write outside the
+//    build (dependency files, kept temporaries, the host compiler's -o) is dropped;
 //  - written (`--compile-commands-out FILE`): each input's Clang parse, for clangd.
 #pragma once
 
@@ -25,6 +27,8 @@ struct InputFlags {
   // they are, -gencode specs as they are, and -arch X -code Y as the gencode it means.
   std::vector<std::string> archs;
   std::vector<std::string> gencodes;
+  bool relocatable = false;         // -rdc=true or -dc: relocatable device code
+  std::vector<std::string> dropped; // what was dropped and why, for -v: "'-o k.o' (...)"
 };
 
 // Splits one nvcc command line (argv[0] first) run in `directory` for `input`.

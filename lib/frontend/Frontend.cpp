@@ -91,10 +91,7 @@ std::vector<std::string> commandLine(const std::string& input, const FrontendOpt
     args.push_back("-isystem");
     args.push_back(options.tlcIncludeDir);
   }
-  for (const std::string& dir : options.includeDirs)
-    args.push_back("-I" + dir);
-  for (const std::string& define : options.defines)
-    args.push_back("-D" + define);
+  args.insert(args.end(), options.preprocessorFlags.begin(), options.preprocessorFlags.end());
   if (auto it = options.inputArgs.find(input); it != options.inputArgs.end())
     args.insert(args.end(), it->second.begin(), it->second.end());
   args.insert(args.end(), options.extraArgs.begin(), options.extraArgs.end());

@@ -18,11 +18,12 @@
 namespace tlc {
 
 struct FrontendOptions {
-  std::vector<std::string> includeDirs; // -I
-  std::vector<std::string> defines;     // -D NAME[=VALUE]
-  std::string standard = "c++17";       // -std (nvcc's default dialect)
-  std::string arch;                     // sm_XX to parse for; "" = nvcc's default
-  std::vector<std::string> extraArgs;   // after `--`, passed to Clang verbatim
+  // -I, -isystem, -include, -D and -U in their order on the command line, as Clang and nvcc both
+  // read them ("-Iinc", "-DX=1", "-isystem", "dir"): what the parse and nvcc both see.
+  std::vector<std::string> preprocessorFlags;
+  std::string standard = "c++17";     // -std (nvcc's default dialect)
+  std::string arch;                   // sm_XX to parse for; "" = nvcc's default
+  std::vector<std::string> extraArgs; // after `--`, passed to Clang verbatim
   // Per input (as named on the command line): flags from a compilation database.
   std::map<std::string, std::vector<std::string>> inputArgs;
   std::string tlcIncludeDir; // folder holding tlc/annotations.h

@@ -1,6 +1,7 @@
 // The macros and the force-included header that make Clang's parse see what nvcc sees.
 #include "frontend/ParseCompat.h"
 
+#include "frontend/NvccOptions.h"
 #include "support/Files.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -27,18 +28,9 @@ std::vector<std::string> nvccPredefines(const std::string& release, bool relocat
   };
   if (relocatable)
     defines.push_back("-D__CUDACC_RDC__");
-  auto has = [&](std::initializer_list<llvm::StringRef> spellings) {
-    return std::any_of(nvccFlags.begin(), nvccFlags.end(), [&](llvm::StringRef flag) {
-      return std::find(spellings.begin(), spellings.end(), flag) != spellings.end();
-    });
-  };
-  if (has({"--extended-lambda", "-extended-lambda", "--expt-extended-lambda",
-           "-expt-extended-lambda"}))
-    defines.push_back("-D__CUDACC_EXTENDED_LAMBDA__");
-  if (has({"--expt-relaxed-constexpr", "-expt-relaxed-constexpr"}))
-    defines.push_back("-D__CUDACC_RELAXED_CONSTEXPR__");
-  if (has({"--use_fast_math", "-use_fast_math", "--use-fast-math"}))
-    defines.push_back("-D__USE_FAST_MATH__=1");
+  // The options that define macros, from nvcc's table (-G: __CUDACC_DEBUG__, ...).
+  for (std::string& define : nvccOptionDefines(nvccFlags))
+    defines.push_back(std::move(define));
   return defines;
 }
 
@@ -98,6 +90,10 @@ std::string parseCompatHeader(const CudaToolkit& toolkit) {
       "// nvcc's cuda_runtime.h includes these for every file.\n"
       "#include <assert.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
       "#include <time.h>\n#ifdef __cplusplus\n#include <new>\n#endif\n"
+      "// Clang's CUDA wrapper defines these (as 0) for CUDA 8's headers; nvcc 13 defines "
+      "neither,\n"
+      "// under any option (--use_fast_math, -prec-div included).\n"
+      "#undef __USE_FAST_MATH__\n#undef __CUDA_PREC_DIV\n"
       "// Device intrinsics Clang's CUDA headers lack, as the toolkit declares them.\n";
   auto header = readFileBuffer(toolkit.includeDir + "/sm_32_intrinsics.h");
   if (header)

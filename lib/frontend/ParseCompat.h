@@ -1,9 +1,11 @@
 // What Clang's CUDA parse lacks that nvcc has, made up for in every parse (never shown to nvcc):
 //   - the macros nvcc predefines (__NVCC__, __CUDACC_VER_MAJOR__/MINOR__/BUILD__, __CUDACC_RDC__
-//     when relocatable, ...), so `#if __CUDACC_VER_MAJOR__ >= 12` picks the branch nvcc picks;
+//     when relocatable, and those of its options: -G's __CUDACC_DEBUG__, ..., from the table of
+//     NvccOptions.h), so `#if __CUDACC_VER_MAJOR__ >= 12` picks the branch nvcc picks;
 //   - a header tlc force-includes: the standard headers nvcc's cuda_runtime.h includes for every
-//     file (time.h, assert.h, stdio.h, ...), and declarations of the device intrinsics Clang's
-//     CUDA headers lack (__stcs, __ldca, ...), copied from the toolkit's own headers.
+//     file (time.h, assert.h, stdio.h, ...), declarations of the device intrinsics Clang's CUDA
+//     headers lack (__stcs, __ldca, ...), copied from the toolkit's own headers, and #undef of
+//     the macros Clang's CUDA wrapper leaves defined and nvcc never defines (__USE_FAST_MATH__).
 #pragma once
 
 #include "pipeline/Toolchain.h"

@@ -798,6 +798,8 @@ llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
   };
   for (const auto& [input, flags] : *databaseFlags) {
     options.inputNvccFlags[input] = flags.nvcc;
+    if (flags.relocatable) // -dc or -rdc=true: the module's code is relocatable
+      addOnce(options.nvccFlags, "-rdc=true");
     if (asked) // the build system's targets, unless --arch or --gencode say otherwise
       continue;
     for (const std::string& arch : flags.archs)
@@ -905,19 +907,15 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
     device.inputDirs.push_back(names.inputFolder(i));
     device.inputNames.push_back(llvm::sys::path::filename(options.sources.inputs[i]).str());
   }
-  for (const std::string& dir : frontend.includeDirs)
-    device.includeDirs.push_back(names.folder(dir));
   if (!frontend.tlcIncludeDir.empty())
     device.tlcIncludeDir = names.link(frontend.tlcIncludeDir, "tlc-include");
-  // -D, then -Xnvcc, then each input's compile-database flags: macros keep that order.
+  // -I/-D/-U/..., then nvcc's other options, then each input's compile-database flags: macros
+  // keep that order.
   ToolPaths::Macros macros;
-  std::vector<std::string> defineFlags;
-  for (const std::string& define : frontend.defines)
-    defineFlags.push_back("-D" + define);
-  auto defines = names.nvccFlags(defineFlags, "-D", macros);
-  if (!defines)
-    return defines.takeError();
-  device.defines = std::move(*defines);
+  auto preprocessor = names.nvccFlags(frontend.preprocessorFlags, "-D", macros);
+  if (!preprocessor)
+    return preprocessor.takeError();
+  device.preprocessorFlags = std::move(*preprocessor);
   auto nvccFlags = names.nvccFlags(options.nvccFlags, "-Xnvcc", macros);
   if (!nvccFlags)
     return nvccFlags.takeError();

@@ -36,12 +36,19 @@ void addPerInput(CacheKey& key, llvm::StringRef label,
 }
 
 void addFrontend(CacheKey& key, const FrontendOptions& frontend, const KeyPaths& paths) {
-  [[maybe_unused]] const auto& [includeDirs, defines, standard, arch, extraArgs, inputArgs,
+  [[maybe_unused]] const auto& [preprocessorFlags, standard, arch, extraArgs, inputArgs,
                                 tlcIncludeDir, nvccFlags, relocatable, hostIncludeDir, jobs, color,
                                 verbose] = frontend;
-  for (const std::string& dir : includeDirs)
-    key.add("-I", paths.folder(dir));
-  addList(key, "-D", defines);
+  // Folders and files absolute (relocated), macros as they are.
+  for (size_t i = 0; i < preprocessorFlags.size(); ++i) {
+    llvm::StringRef flag = preprocessorFlags[i];
+    if ((flag == "-isystem" || flag == "-include") && i + 1 < preprocessorFlags.size())
+      key.add(flag, paths.folder(preprocessorFlags[++i]));
+    else if (flag.consume_front("-I"))
+      key.add("-I", paths.folder(flag.str()));
+    else
+      key.add("preprocessor", flag);
+  }
   key.add("std", standard);
   key.add("parse-arch", arch);
   addFlags(key, "clang-arg", extraArgs, paths);

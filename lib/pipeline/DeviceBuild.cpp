@@ -1,6 +1,7 @@
 // Planning the nvcc commands of a build (compile, device link, fatbinary) and checking images.
 #include "pipeline/DeviceBuild.h"
 
+#include "frontend/NvccOptions.h"
 #include "pipeline/DeviceImage.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -17,37 +18,31 @@
 
 namespace tlc {
 
-// A user's flag asking for relocatable device code. tlc decides how to compile (DeviceBuild.h),
-// so these select that mode and are not passed on.
+// A user's flag asking for relocatable device code (-rdc=true, -dc). tlc decides how to compile
+// (DeviceBuild.h), so these select that mode and are not passed on; nor is -rdc=false.
 static bool isRelocatableFlag(llvm::StringRef flag) {
-  return flag == "-rdc=true" || flag == "--relocatable-device-code=true" || flag == "-dc" ||
-         flag == "--device-c";
+  const NvccOption* option = findNvccOption(flag.split('=').first);
+  return option && (option->is("--relocatable-device-code") || option->is("--device-c"));
 }
 
 static bool wantsRelocatable(const std::vector<std::string>& flags) {
-  return std::any_of(flags.begin(), flags.end(),
-                     [](llvm::StringRef flag) { return isRelocatableFlag(flag); });
-}
-
-static bool setsOptimization(const std::vector<std::string>& flags) {
-  return std::any_of(flags.begin(), flags.end(),
-                     [](llvm::StringRef flag) { return flag.starts_with("-O"); });
+  return std::any_of(flags.begin(), flags.end(), [](llvm::StringRef flag) {
+    return isRelocatableFlag(flag) && !flag.ends_with("=false");
+  });
 }
 
 static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
   std::vector<std::string> flags;
-  if (!setsOptimization(options.nvccFlags))
+  if (!hasNvccOption(options.nvccFlags, "--optimize"))
     flags.push_back("-O3");
   flags.push_back("-std=" + options.standard);
   // "declared but never referenced" (#177) for every static kernel: no host code in the input
   // launches them, the launcher library does.
   flags.push_back("-diag-suppress=177");
-  for (const std::string& dir : options.includeDirs)
-    flags.push_back("-I" + dir);
+  // -I, -isystem, -include, -D and -U, in the order given.
+  flags.insert(flags.end(), options.preprocessorFlags.begin(), options.preprocessorFlags.end());
   if (!options.tlcIncludeDir.empty())
     flags.push_back("-I" + options.tlcIncludeDir);
-  for (const std::string& define : options.defines) // -D and -U flags, as they are
-    flags.push_back(define);
   for (const std::string& flag : options.nvccFlags)
     if (!isRelocatableFlag(flag))
       flags.push_back(flag);

@@ -38,12 +38,12 @@ struct DeviceBuildOptions {
   // Per input, the path nvcc hashes into its internal-linkage symbols (SourceIdentity in
   // ToolPaths.h): the original's, not the copy's. Empty: nvcc's own choice.
   std::vector<std::string> hashedPaths;
-  std::vector<GpuTarget> targets; // resolved (resolveTargets), never empty
-  bool relocatable = false;       // forced (a device-side launch); else decided from the above
-  std::vector<std::string> includeDirs;
-  std::vector<std::string> defines; // "-DNAME=VALUE" and "-UNAME" flags, as they reach nvcc
+  std::vector<GpuTarget> targets;      // resolved (resolveTargets), never empty
+  bool relocatable = false;            // forced (a device-side launch); else decided from the above
+  // -I, -isystem, -include, -D and -U, in their order, as they reach nvcc.
+  std::vector<std::string> preprocessorFlags;
   std::string standard = "c++17";
-  std::vector<std::string> nvccFlags;                         // -Xnvcc, passed verbatim
+  std::vector<std::string> nvccFlags; // nvcc's other options and -Xnvcc, passed as they are
   std::map<std::string, std::vector<std::string>> inputFlags; // per input: from a compile DB
   std::string tlcIncludeDir;
   std::string workDir; // absolute: where the tools run

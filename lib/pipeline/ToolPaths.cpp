@@ -1,6 +1,7 @@
 // The tools' view of the file system: relative names of tlc's choosing, links, macro headers.
 #include "pipeline/ToolPaths.h"
 
+#include "frontend/NvccOptions.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
@@ -145,32 +146,10 @@ bool isMacroName(llvm::StringRef text) {
          });
 }
 
-// Flags whose value is the next argument (or follows '='), as nvcc spells them.
-enum class Value { None, Folder, File, Macro, Undefine, Plain };
-
-Value valueKind(llvm::StringRef flag) {
-  if (flag == "-I" || flag == "--include-path" || flag == "-isystem" ||
-      flag == "--system-include" || flag == "-L" || flag == "--library-path")
-    return Value::Folder;
-  if (flag == "-include" || flag == "--pre-include")
-    return Value::File;
-  if (flag == "-D" || flag == "--define-macro")
-    return Value::Macro;
-  if (flag == "-U" || flag == "--undefine-macro")
-    return Value::Undefine;
-  if (flag == "-Xcompiler" || flag == "--compiler-options" || flag == "-Xptxas" ||
-      flag == "--ptxas-options" || flag == "-Xnvlink" || flag == "--nvlink-options" ||
-      flag == "-Xlinker" || flag == "--linker-options" || flag == "-ccbin" ||
-      flag == "--compiler-bindir" || flag == "-maxrregcount" || flag == "--maxrregcount")
-    return Value::Plain;
-  return Value::None;
-}
-
 } // namespace
 
-llvm::Error ToolPaths::define(std::vector<std::string>& out, Macros& macros, llvm::StringRef flag,
+llvm::Error ToolPaths::define(std::vector<std::string>& out, Macros& macros, bool undefine,
                               llvm::StringRef value) {
-  bool undefine = flag == "-U" || flag == "--undefine-macro";
   std::string shown = (undefine ? "-U " : "-D ") + value.str();
   if (value.contains('\n') || value.contains('\r'))
     return usageError("'" + shown + "': a macro cannot span lines");
@@ -178,9 +157,10 @@ llvm::Error ToolPaths::define(std::vector<std::string>& out, Macros& macros, llv
   if (undefine ? !isIdentifier(value) : !isMacroName(name))
     return usageError("'" + shown + "': '" + (undefine ? value : name) + "' is not a macro name");
   // Safe macros stay on the command line, where nvcc defines them before its own headers; from
-  // the first unsafe one on, all go to the header, in order.
+  // the first unsafe one on, all go to the header, in order. A comma is safe for the shell, but
+  // nvcc would split the macro at it.
   std::string onCommandLine = (undefine ? "-U" : "-D") + value.str();
-  if (!macros.started && isShellSafe(onCommandLine)) {
+  if (!macros.started && isShellSafe(onCommandLine) && !value.contains(',')) {
     out.push_back(onCommandLine);
     return llvm::Error::success();
   }
@@ -198,62 +178,76 @@ llvm::Error ToolPaths::define(std::vector<std::string>& out, Macros& macros, llv
   return llvm::Error::success();
 }
 
+llvm::Expected<std::string> ToolPaths::program(llvm::StringRef value) {
+  if (!value.contains('/'))
+    return value.str(); // looked up on PATH
+  if (llvm::sys::fs::is_directory(value))
+    return folder(value.str());
+  // The program keeps its name (nvcc tells gcc from clang by it), in a linked folder.
+  llvm::StringRef name = llvm::sys::path::filename(value);
+  if (!isShellSafe(name))
+    return llvm::make_error<llvm::StringError>(name.str(), llvm::inconvertibleErrorCode());
+  return folder(llvm::sys::path::parent_path(value).str()) + "/" + name.str();
+}
+
 llvm::Expected<std::vector<std::string>> ToolPaths::nvccFlags(const std::vector<std::string>& flags,
                                                               const std::string& origin,
                                                               Macros& macros) {
   std::vector<std::string> out;
-  for (size_t i = 0; i < flags.size(); ++i) {
-    llvm::StringRef arg = flags[i];
-    llvm::StringRef flag = arg, value;
-    bool separate = false;
-    if (valueKind(arg) != Value::None && i + 1 < flags.size()) {
-      value = flags[++i];
-      separate = true;
-    } else if (arg.size() > 2 &&
-               (arg.starts_with("-I") || arg.starts_with("-D") || arg.starts_with("-U") ||
-                arg.starts_with("-L")) &&
-               !arg.starts_with("--")) {
-      flag = arg.take_front(2);
-      value = arg.drop_front(2);
-    } else if (arg.starts_with("-") && arg.contains('=')) {
-      std::tie(flag, value) = arg.split('=');
-      if (valueKind(flag) == Value::None) // e.g. -rdc=true, -gencode=arch=...: one flag
-        flag = arg, value = "";
-    }
-    std::string shown = separate ? (flag + " " + value).str() : arg.str();
-    switch (valueKind(flag)) {
-    case Value::Folder:
-      out.push_back(flag.str());
-      out.push_back(folder(value.str()));
-      continue;
-    case Value::File: {
-      std::string name = "pre" + std::to_string(Links.size()) + "-" +
-                         safeFileName(llvm::sys::path::filename(value));
-      out.push_back(flag.str());
-      out.push_back(link(value.str(), name));
-      continue;
-    }
-    case Value::Macro:
-    case Value::Undefine:
-      if (llvm::Error error = define(out, macros, flag, value))
-        return error;
-      continue;
-    case Value::Plain:
-      if (!isShellSafe(value))
-        break;
-      out.push_back(flag.str());
-      out.push_back(value.str());
-      continue;
-    case Value::None:
-      if (!isShellSafe(arg))
-        break;
-      out.push_back(arg.str());
-      continue;
-    }
+  auto unsafe = [&](const std::string& shown) {
     return usageError(origin + " flag '" + shown +
                       "' holds characters nvcc's shell steps would interpret; only letters, "
                       "digits and _-./=,:+@% can reach nvcc (put macros with other characters "
                       "in a -D, which tlc passes through a header)");
+  };
+  for (size_t i = 0; i < flags.size();) {
+    NvccArgument argument = readNvccArgument(flags, i, /*splitLists=*/false);
+    if (!argument.known() || !argument.option->takesValue()) {
+      if (!isShellSafe(argument.spelling))
+        return unsafe(argument.written);
+      out.push_back(argument.spelling);
+      continue;
+    }
+    const NvccOption& option = *argument.option;
+    for (const std::string& value : argument.values) {
+      switch (option.value) {
+      case NvccValue::Folder:
+        out.push_back(argument.spelling);
+        out.push_back(folder(value));
+        continue;
+      case NvccValue::File: {
+        std::string name = "pre" + std::to_string(Links.size()) + "-" +
+                           safeFileName(llvm::sys::path::filename(value));
+        out.push_back(argument.spelling);
+        out.push_back(link(value, name));
+        continue;
+      }
+      case NvccValue::Program: {
+        auto name = program(value);
+        if (!name) {
+          llvm::consumeError(name.takeError());
+          return unsafe(argument.written);
+        }
+        out.push_back(argument.spelling);
+        out.push_back(*name);
+        continue;
+      }
+      case NvccValue::Macro:
+      case NvccValue::Undefine:
+        if (llvm::Error error = define(out, macros, option.value == NvccValue::Undefine, value))
+          return error;
+        continue;
+      case NvccValue::None:
+      case NvccValue::Plain:
+      case NvccValue::Enum:
+        // A comma inside a list's value needs nvcc's backslash, which no shell step may see.
+        if (!isShellSafe(value) || (option.list && llvm::StringRef(value).contains(',')))
+          return unsafe(argument.written);
+        for (std::string& flag : argument.asGiven(value))
+          out.push_back(std::move(flag));
+        continue;
+      }
+    }
   }
   return out;
 }

@@ -75,10 +75,10 @@ public:
     std::string text;     // #define and #undef lines
   };
 
-  // The nvcc flags a user gave (-D, -Xnvcc, a compile database's), with paths replaced by
-  // links and -D/-U kept while safe, the rest collected in `macros`. UsageError naming the
-  // first unsafe flag, with `origin` saying where it came from ("-Xnvcc",
-  // "compile_commands.json").
+  // The nvcc flags a user gave (-D, nvcc's options and -Xnvcc, a compile database's), routed
+  // already (frontend/NvccOptions.h: one value per flag, a comma in it meant): paths replaced by
+  // links, -D/-U kept while safe, the rest collected in `macros`. UsageError naming the first
+  // unsafe flag, with `origin` saying where it came from ("-Xnvcc", "compile_commands.json").
   llvm::Expected<std::vector<std::string>> nvccFlags(const std::vector<std::string>& flags,
                                                      const std::string& origin, Macros& macros);
   // `-include NAME` for a header holding `macros` (written by materialize()); none if empty.
@@ -106,8 +106,11 @@ private:
   };
   std::string addLink(std::string name, const std::string& target, const std::string& shown,
                       bool copy);
-  llvm::Error define(std::vector<std::string>& out, Macros& macros, llvm::StringRef flag,
+  llvm::Error define(std::vector<std::string>& out, Macros& macros, bool undefine,
                      llvm::StringRef value);
+  // -ccbin's value: a name nvcc looks up on PATH as it is; a path as a linked folder and the
+  // program's name; an error if that name is not shell-safe.
+  llvm::Expected<std::string> program(llvm::StringRef value);
 
   std::string Work;
   std::vector<Link> Links;

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 using namespace tlc::test;
 using Catch::Contains;
 
@@ -227,4 +229,96 @@ TEST_CASE("invalid TMA annotations fail at the parameter's location", "[cli][tma
                                "__grid_constant__ CUtensorMap' parameters"));
   CHECK_THAT(run.err, Contains("tma_invalid.cu:8:66: error: TLC_TMA of parameter 'e': cannot "
                                "evaluate box '(NOPE)': 'NOPE' is not a macro"));
+}
+
+TEST_CASE("a mistyped command or option gets 'did you mean', tlc help prints the help", "[cli]") {
+  ToolRun command = runTlc({"biuld", "k.cu"});
+  CHECK(command.exitCode == 2);
+  CHECK(command.err == "tlc: error: unknown command 'biuld'; did you mean 'build'?\n");
+  ToolRun option = runTlc({"build", "k.cu", "-o", "out", "--acrh", "sm_90"});
+  CHECK(option.exitCode == 2);
+  CHECK(option.err == "tlc: error: unknown option '--acrh'; did you mean '--arch'?\n");
+  ToolRun python = runTlc({"build", "k.cu", "-o", "out", "--pyhton"});
+  CHECK(python.err == "tlc: error: unknown option '--pyhton'; did you mean '--python'?\n");
+
+  ToolRun help = runTlc({"help"});
+  CHECK(help.exitCode == 0);
+  CHECK(help.err.empty());
+  CHECK(help.out == runTlc({"--help"}).out);
+  ToolRun buildHelp = runTlc({"help", "build"});
+  CHECK(buildHelp.exitCode == 0);
+  CHECK(buildHelp.out == runTlc({"build", "--help"}).out);
+  CHECK_THAT(buildHelp.out, Contains("-maxrregcount, --maxrregcount VALUE"));
+  // `tlc cache` alone is a usage error naming its commands.
+  ToolRun cache = runTlc({"cache"});
+  CHECK(cache.exitCode == 2);
+  CHECK_THAT(cache.err, Contains("'tlc cache' needs a command: stats, clear, prune"));
+}
+
+TEST_CASE("an nvcc command line with tlc build in front builds what nvcc builds",
+          "[cli][nvcc-options]") {
+  std::string dir = scratchDir("nvcc-command-line");
+  ToolRun run = runTlc({"build", sample("vadd/vadd.cu"), "-o", dir + "/out", "-arch=sm_90", "-O3",
+                        "-lineinfo", "--use_fast_math", "-Xptxas", "-v", "-maxrregcount", "64",
+                        "--no-cache", "-q"});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  nlohmann::json manifest = nlohmann::json::parse(readText(dir + "/out/vadd.json"));
+  CHECK(manifest["archs"] == nlohmann::json::array({"sm_90"}));
+  std::string nvcc = manifest["commands"][0].get<std::string>();
+  CHECK_THAT(nvcc, Contains("arch=compute_90,code=[sm_90,compute_90]"));
+  for (const char* flag :
+       {" -O3 ", " -lineinfo ", " --use_fast_math ", " -Xptxas -v ", " -maxrregcount 64 "})
+    CHECK_THAT(nvcc, Contains(flag));
+  CHECK(nvcc.find(" -O3 ") == nvcc.rfind(" -O3 ")); // the user's -O3, not tlc's default too
+}
+
+TEST_CASE("nvcc's options change what the parse sees, as they change what nvcc sees",
+          "[cli][nvcc-options]") {
+  std::string input = fixture("nvcc_options/parse.cu");
+  auto kernels = [&](const std::vector<std::string>& options) {
+    std::vector<std::string> args = {"inspect", "--json", input};
+    args.insert(args.end(), options.begin(), options.end());
+    ToolRun run = runTlc(args);
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    std::set<std::string> names;
+    nlohmann::json document = nlohmann::json::parse(run.out);
+    for (const nlohmann::json& kernel : document["kernels"])
+      names.insert(kernel["launcher"].get<std::string>());
+    return names;
+  };
+  using Names = std::set<std::string>;
+  CHECK(kernels({}) == Names{"unless_hidden"});
+  CHECK(kernels({"-DHIDDEN"}).empty());
+  CHECK(kernels({"-DHIDDEN", "-UHIDDEN"}) == Names{"unless_hidden"});
+  CHECK(kernels({"-D", "HIDDEN", "-Xnvcc", "-U", "-Xnvcc", "HIDDEN"}) == Names{"unless_hidden"});
+  CHECK(kernels({"-isystem", fixture("nvcc_options/system"), "-DHIDDEN"}) ==
+        Names{"from_system_header"});
+  CHECK(kernels({"-include", fixture("nvcc_options/pre.h")}) ==
+        Names{"unless_hidden", "pre_included"});
+  CHECK(kernels({"-std=c++20"}) == Names{"unless_hidden", "cxx20"});
+  CHECK(kernels({"-G"}) == Names{"unless_hidden", "device_debug"});
+  CHECK(kernels({"-rdc=true"}) == Names{"unless_hidden", "relocatable"});
+  CHECK(kernels({"--default-stream", "per-thread"}) == Names{"unless_hidden", "per_thread_stream"});
+  CHECK(kernels({"--extended-lambda"}) == Names{"unless_hidden", "extended_lambda"});
+  CHECK(kernels({"--expt-relaxed-constexpr"}) == Names{"unless_hidden", "relaxed_constexpr"});
+  CHECK(kernels({"--use_fast_math"}) == Names{"unless_hidden"});
+
+  // nvcc agrees: the build checks the image's kernels against the parse's, and fails on any
+  // kernel one of them has and the other lacks.
+  std::string dir = scratchDir("nvcc-options-parse");
+  ToolRun build =
+      runTlc({"build", input, "-o", dir + "/out", "-arch=sm_90", "-isystem",
+              fixture("nvcc_options/system"), "-include", fixture("nvcc_options/pre.h"), "-DHIDDEN",
+              "-std=c++20", "-G", "-rdc=true", "--default-stream", "per-thread",
+              "--extended-lambda", "--use_fast_math", "--no-cache", "-q"});
+  INFO(build.err);
+  REQUIRE(build.exitCode == 0);
+  nlohmann::json manifest = nlohmann::json::parse(readText(dir + "/out/parse.json"));
+  std::set<std::string> built;
+  for (const nlohmann::json& kernel : manifest["kernels"])
+    built.insert(kernel["launcher"].get<std::string>());
+  CHECK(built == Names{"from_system_header", "pre_included", "cxx20", "device_debug", "relocatable",
+                       "per_thread_stream", "extended_lambda"});
 }

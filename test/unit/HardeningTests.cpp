@@ -104,8 +104,21 @@ TEST_CASE("paths in nvcc flags become links, unsafe flags are usage errors namin
       flagsOk(paths, {"-I/a b/$(x)", "-isystem", "/c", "-I", "/a b/$(x)", "-Xptxas", "-v"}, macros);
   CHECK(flags ==
         std::vector<std::string>{"-I", "inc0", "-isystem", "inc1", "-I", "inc0", "-Xptxas", "-v"});
+  // Routed already, one value each: a comma is part of the value (nvcc's `\,`), and is kept from
+  // nvcc, which would split at it. A program keeps its name (nvcc tells gcc from clang by it) in
+  // a linked folder; a bare name is looked up on PATH.
+  CHECK(flagsOk(paths, {"-I/c,/d", "-ccbin", "/opt/gcc 12/bin/g++-12", "--compiler-bindir=g++"},
+                macros) == std::vector<std::string>{"-I", "inc2", "-ccbin", "inc3/g++-12",
+                                                    "--compiler-bindir", "g++"});
+  ToolPaths::Macros comma;
+  CHECK(flagsOk(paths, {"-DA=1", "-DP=a,b"}, comma) == std::vector<std::string>{"-DA=1"});
+  CHECK(comma.text == "#define P a,b\n");
   for (const std::vector<std::string>& bad :
-       {std::vector<std::string>{"--foo=$(x)"}, {"-Xcompiler", "a b"}, {"-O3;id"}}) {
+       {std::vector<std::string>{"--foo=$(x)"},
+        {"-Xcompiler", "a b"},
+        {"-O3;id"},
+        {"-ccbin", "/bin/g$(x)"},
+        {"-Xcompiler=-Wl\\,-z\\,now"}}) { // a comma nvcc would split at needs its backslash
     auto checked = paths.nvccFlags(bad, "-Xnvcc", macros);
     REQUIRE_FALSE(static_cast<bool>(checked));
     ErrorSummary error = summarize(checked.takeError());

@@ -8,6 +8,9 @@
 #if !defined(OPTIONS_FLAG) || OPTIONS_SCALE != 3
 #error "COMPILE_DEFINITIONS did not reach the kernels"
 #endif
+#if OPTIONS_SUM(1, 2) != 3
+#error "a COMPILE_DEFINITIONS macro holding a comma was split"
+#endif
 
 // ENTRIES keeps only this one.
 __global__ void keep(float* x, int n) {
