@@ -74,6 +74,17 @@ std::string DisplayPaths::input(const std::string& path) const {
   return based.empty() ? absolute : based;
 }
 
+std::string DisplayPaths::sourcePath(const std::string& shown) const {
+  for (const std::string& typed : Inputs)
+    if (input(typed) == shown)
+      return typed;
+  if (shown.empty() || llvm::sys::path::is_absolute(shown))
+    return shown;
+  // Relative to the inputs' folder, or to its real path when it is under the base folder.
+  std::string folder = RealRoot.empty() ? Root : RealRoot + "/";
+  return absoluteFolder(folder + shown);
+}
+
 void DisplayPaths::setBase(const std::string& base) {
   Base = base;
   llvm::SmallString<256> real;

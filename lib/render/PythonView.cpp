@@ -99,6 +99,9 @@ std::string parameterLines(const Kernel& kernel, const std::vector<std::string>&
     case ParamKind::Record:
       lines += " (its " + std::to_string(param.size) + " bytes)";
       break;
+    case ParamKind::Bytes:
+      lines += " (its " + std::to_string(param.size) + " bytes: tlc cannot type it)";
+      break;
     case ParamKind::TensorMap:
       lines += " (a tensor of rank " + std::to_string(param.tensorMap ? param.tensorMap->rank : 0) +
                "; the launcher encodes the map)";
@@ -134,16 +137,17 @@ std::string docText(const Kernel& kernel, const std::vector<std::string>& keywor
 }
 
 nlohmann::json paramView(const Param& param, const std::string& keyword) {
-  nlohmann::json view = {{"keyword", keyword},
-                         {"type_literal", cEscaped(param.type)},
-                         {"writable", "0"},
-                         {"size", "0"},
-                         {"rank", "0"},
-                         {"scalar_enum", "0"},
-                         {"pointer", param.kind == ParamKind::Pointer},
-                         {"scalar", param.kind == ParamKind::Scalar},
-                         {"record", param.kind == ParamKind::Record},
-                         {"tensor_map", param.kind == ParamKind::TensorMap}};
+  nlohmann::json view = {
+      {"keyword", keyword},
+      {"type_literal", cEscaped(param.type)},
+      {"writable", "0"},
+      {"size", "0"},
+      {"rank", "0"},
+      {"scalar_enum", "0"},
+      {"pointer", param.kind == ParamKind::Pointer},
+      {"scalar", param.kind == ParamKind::Scalar},
+      {"record", param.kind == ParamKind::Record || param.kind == ParamKind::Bytes},
+      {"tensor_map", param.kind == ParamKind::TensorMap}};
   switch (param.kind) {
   case ParamKind::Pointer:
     view["kind_enum"] = "TLC_PY_POINTER";
@@ -159,6 +163,7 @@ nlohmann::json paramView(const Param& param, const std::string& keyword) {
     break;
   }
   case ParamKind::Record:
+  case ParamKind::Bytes: // the same: bytes-like, exactly its size
     view["kind_enum"] = "TLC_PY_RECORD";
     view["size"] = std::to_string(param.size);
     view["stub_type"] = "tlc.Record";

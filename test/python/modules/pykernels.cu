@@ -56,3 +56,18 @@ __global__ void tiles(const __grid_constant__ CUtensorMap in TLC_TMA("dtype=f32 
   if (!out)
     asm volatile("prefetch.tensormap [%0];" ::"l"(&in) : "memory");
 }
+
+// Parameters tlc cannot type: a struct that is not trivially copyable goes as its bytes; a
+// kernel only nvcc compiles (Clang defines __clang__) is made from the image and its symbol, the
+// pointer typed, the struct as bytes, its parameters named arg0, arg1.
+struct Handle {
+  Handle(const Handle& other) : id(other.id), scale(other.scale) {}
+  long long id;
+  double scale;
+};
+
+__global__ void untyped(Handle handle, int* out) { out[0] = (int)handle.id; }
+
+#ifndef __clang__
+__global__ void nvcc_only(int* out, Pair pair) { out[0] = pair.first; }
+#endif
