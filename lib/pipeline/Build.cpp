@@ -19,6 +19,7 @@
 #include "pipeline/Executor.h"
 #include "pipeline/HostBuild.h"
 #include "pipeline/ImageCheck.h"
+#include "pipeline/LayoutCheck.h"
 #include "pipeline/Manifest.h"
 #include "pipeline/Publish.h"
 #include "pipeline/PythonBuild.h"
@@ -511,8 +512,9 @@ private:
   }
 
   // Task: every kernel's symbol from the image (pipeline/SymbolResolution.h), then every target's
-  // symbol table against the parsed kernels, and every entry no kernel claims made a kernel of
-  // its own (pipeline/ImageKernels.h); the image goes to the outputs.
+  // symbol table against the parsed kernels, every entry no kernel claims made a kernel of its
+  // own (pipeline/ImageKernels.h), and every launcher's parameter layout proven against the
+  // image (pipeline/LayoutCheck.h); the image goes to the outputs.
   llvm::Error checkImage() {
     auto entries = entriesByInput();
     if (!entries)
@@ -545,6 +547,9 @@ private:
     // --entry names kernels by their final symbols too; the others stay in the image.
     if (llvm::Error error = selectEntries(module, Options.entries))
       return error;
+    if (llvm::Error error = checkParameterLayouts(module, Device, *targetEntries, diagnostics))
+      return error;
+    deriveFacts(module); // untyped parameters' C types follow the image's sizes
     return copyFile(Device.image, Work->outputsDir() + "/" + imageFile());
   }
 
