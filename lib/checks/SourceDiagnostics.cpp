@@ -21,8 +21,9 @@ struct SourceDiagnostics::Engine {
   }
   ~Engine() { Printer.EndSourceFile(); }
 
-  void report(clang::DiagnosticsEngine::Level level, const SourceLocation& at,
-              llvm::StringRef message) {
+  void report(clang::DiagnosticsEngine::Level level, SourceLocation at, llvm::StringRef message) {
+    if (FileNames && at.valid())
+      at.file = FileNames(at.file);
     clang::SourceLocation location = translate(at);
     unsigned id = Diagnostics.getCustomDiagID(level, "%0");
     if (location.isValid() || !at.valid()) {
@@ -49,12 +50,17 @@ struct SourceDiagnostics::Engine {
   clang::TextDiagnosticPrinter Printer;
   clang::DiagnosticsEngine Diagnostics;
   clang::SourceManager Sources;
+  std::function<std::string(const std::string&)> FileNames;
 };
 
 SourceDiagnostics::SourceDiagnostics(llvm::raw_ostream& os, bool color)
     : Impl(std::make_unique<Engine>(os, color)) {
 }
 SourceDiagnostics::~SourceDiagnostics() = default;
+
+void SourceDiagnostics::setFileNames(std::function<std::string(const std::string&)> path) {
+  Impl->FileNames = std::move(path);
+}
 
 void SourceDiagnostics::error(const SourceLocation& at, llvm::StringRef message) {
   Impl->report(clang::DiagnosticsEngine::Error, at, message);

@@ -7,7 +7,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <memory>
+#include <string>
 
 namespace tlc {
 
@@ -15,6 +17,10 @@ class SourceDiagnostics {
 public:
   SourceDiagnostics(llvm::raw_ostream& os, bool color);
   ~SourceDiagnostics();
+
+  // Locations whose files are named otherwise than they can be opened (relative to the inputs'
+  // folder, as build outputs name them) are printed and read under the name `path` gives.
+  void setFileNames(std::function<std::string(const std::string&)> path);
 
   void error(const SourceLocation& at, llvm::StringRef message);
   void warning(const SourceLocation& at, llvm::StringRef message);

@@ -287,20 +287,35 @@ private:
   bool readParameters(const clang::FunctionDecl& function, const std::string& displayName,
                       Kernel& kernel) {
     bool valid = true;
+    std::string untyped; // "'o' ('Owner': not trivially copyable), ..."
     for (unsigned i = 0; i < function.getNumParams(); ++i) {
       const clang::ParmVarDecl& parameter = *function.getParamDecl(i);
       Param param;
       std::string why;
-      if (!Types.classify(parameter, i, param, why)) {
+      switch (Types.classify(parameter, i, param, why)) {
+      case ParameterTypes::Outcome::Refused:
         Diagnostics.error(parameter.getLocation(), "parameter '" + param.name + "' of kernel '" +
                                                        displayName + "' has type '" + param.type +
                                                        "', which tlc cannot pass: " + why);
         valid = false;
         continue;
+      case ParameterTypes::Outcome::Untyped:
+        untyped += (untyped.empty() ? "" : ", ") +
+                   ("'" + param.name + "' ('" + param.type + "': " + why + ")");
+        break;
+      case ParameterTypes::Outcome::Typed:
+        break;
       }
       valid &= readParameterAnnotations(parameter, param);
       kernel.params.push_back(std::move(param));
     }
+    // nvcc compiles the kernel whatever C can spell: its launcher takes such parameters as bytes.
+    if (valid && !untyped.empty())
+      Diagnostics.warning(function.getLocation(),
+                          "kernel '" + displayName +
+                              "' takes parameters tlc cannot type, which its launcher takes as "
+                              "bytes, as many as nvcc's image gives each: " +
+                              untyped);
     return valid;
   }
 

@@ -302,8 +302,8 @@ std::string ParameterTypes::mirror(const clang::RecordDecl& record) {
   return Mirrored[key];
 }
 
-bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned index, Param& out,
-                              std::string& why) {
+ParameterTypes::Outcome ParameterTypes::classify(const clang::ParmVarDecl& parameter,
+                                                 unsigned index, Param& out, std::string& why) {
   clang::QualType type = parameter.getType();
   clang::QualType canonical = type.getCanonicalType();
   out.index = index;
@@ -314,20 +314,23 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
   out.canonicalType = canonical.getAsString(policy);
   out.location = presumedLocation(Context, parameter.getLocation());
 
-  if (canonical->isReferenceType()) {
-    why = "kernels cannot take references; pass a pointer or a value";
-    return false;
-  }
-  if (canonical->isMemberPointerType() || canonical->isBlockPointerType()) {
-    why = "member and block pointers cannot cross the launcher's C API";
-    return false;
-  }
   if (canonical->isIncompleteType()) {
     why = "the type is incomplete";
-    return false;
+    return Outcome::Refused;
   }
   out.size = Context.getTypeSizeInChars(type).getQuantity();
   out.align = Context.getTypeAlignInChars(type).getQuantity();
+  // What C cannot spell, nvcc still compiles: the launcher passes its bytes.
+  auto untyped = [&](std::string reason) {
+    out.kind = ParamKind::Bytes;
+    why = std::move(reason);
+    return Outcome::Untyped;
+  };
+
+  if (canonical->isReferenceType())
+    return untyped("a reference");
+  if (canonical->isMemberPointerType() || canonical->isBlockPointerType())
+    return untyped("a member or block pointer");
 
   if (canonical->isPointerType()) {
     out.kind = ParamKind::Pointer;
@@ -337,7 +340,7 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
     out.pointer.isRestrict = type.isRestrictQualified();
     out.ctype = toCType(type);
     out.ctype.pointers.back().isConst = false; // top-level const means nothing in a prototype
-    return true;
+    return Outcome::Typed;
   }
 
   const clang::RecordDecl* record = recordOf(canonical);
@@ -345,11 +348,11 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
     if (!parameter.hasAttr<clang::CUDAGridConstantAttr>() || !canonical.isConstQualified()) {
       why = "a CUtensorMap parameter must be declared 'const __grid_constant__ CUtensorMap' "
             "so TMA instructions can read it from parameter space";
-      return false;
+      return Outcome::Refused;
     }
     out.kind = ParamKind::TensorMap;
     setBase(canonical, out.ctype);
-    return true;
+    return Outcome::Typed;
   }
   if (isHalf(record) || isBFloat16(record) || isHalf2(record) || isBFloat162(record)) {
     // Their copy constructors make them not trivially copyable, but a kernel argument is its
@@ -360,60 +363,50 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
                       : isHalf2(record)    ? ScalarType::F16x2
                                            : ScalarType::BF16x2;
     setBase(canonical, out.ctype);
-    return true;
+    return Outcome::Typed;
   }
   if (const auto* enumType = canonical->getAs<clang::EnumType>()) {
     const clang::EnumDecl* decl = enumType->getDecl();
-    out.kind = ParamKind::Scalar;
     std::optional<ScalarType> underlying =
         scalarType(Context, decl->getIntegerType().getCanonicalType());
-    if (!underlying) {
-      why = "the enum's underlying type '" +
-            decl->getIntegerType().getCanonicalType().getAsString(policy) +
-            "' is not a supported scalar";
-      return false;
-    }
+    if (!underlying)
+      return untyped("an enum of '" +
+                     decl->getIntegerType().getCanonicalType().getAsString(policy) +
+                     "', which is not a supported scalar");
+    out.kind = ParamKind::Scalar;
     out.scalar.type = *underlying;
     out.scalar.enumName = decl->getQualifiedNameAsString();
     setBase(canonical, out.ctype);
-    return true;
+    return Outcome::Typed;
   }
   if (canonical->isBuiltinType()) {
     std::optional<ScalarType> scalar = scalarType(Context, canonical);
-    if (!scalar) {
-      why = "'" + out.canonicalType +
-            "' is not a supported scalar (bool, 8-64-bit integers, "
-            "float, double, __half, __nv_bfloat16)";
-      return false;
-    }
+    if (!scalar)
+      return untyped("not a supported scalar (bool, 8-64-bit integers, float, double, __half, "
+                     "__nv_bfloat16)");
     out.kind = ParamKind::Scalar;
     out.scalar.type = *scalar;
     setBase(type, out.ctype);
-    return true;
+    return Outcome::Typed;
   }
   if (record) {
     const auto* cxx = llvm::dyn_cast<clang::CXXRecordDecl>(record);
-    if (cxx && cxx->isLambda()) {
-      why = "a lambda's closure type has no name a C caller could use";
-      return false;
-    }
-    if (!canonical.isTriviallyCopyableType(Context)) {
-      why = "'" + out.canonicalType +
-            "' is not trivially copyable, so it cannot be passed "
-            "to a kernel by value";
-      return false;
-    }
+    if (cxx && cxx->isLambda())
+      return untyped("a lambda's closure type, which C cannot name");
+    // CUDA passes such a class by its bytes too (nvcc copies them); C cannot construct one.
+    if (!canonical.isTriviallyCopyableType(Context))
+      return untyped("not trivially copyable");
     // A tag (std::integral_constant, an empty struct) carries nothing: no C parameter.
     if (cxx && cxx->isEmpty()) {
       out.kind = ParamKind::Empty;
-      return true;
+      return Outcome::Typed;
     }
     out.kind = ParamKind::Record;
     setBase(type, out.ctype);
     if (out.ctype.baseKind == CType::Base::Toolkit) {
       out.record.name = out.record.cName = out.ctype.base;
       out.record.header = out.ctype.header;
-      return true;
+      return Outcome::Typed;
     }
     out.record.cName = out.ctype.base;
     for (const Record& mirrored : Records)
@@ -421,12 +414,9 @@ bool ParameterTypes::classify(const clang::ParmVarDecl& parameter, unsigned inde
         out.record.name = mirrored.name;
         out.record.header = mirrored.header;
       }
-    return true;
+    return Outcome::Typed;
   }
-  why = "'" + out.canonicalType +
-        "' is not a pointer, scalar, trivially copyable struct or "
-        "tensor map";
-  return false;
+  return untyped("not a pointer, scalar, trivially copyable struct or tensor map");
 }
 
 } // namespace tlc

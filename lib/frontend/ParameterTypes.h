@@ -24,8 +24,16 @@ public:
   ParameterTypes(clang::ASTContext& context, std::vector<Record>& records)
       : Context(context), Records(records) {}
 
-  // Fills `out` for parameter `index`; on an unsupported type returns false and says why.
-  bool classify(const clang::ParmVarDecl& parameter, unsigned index, Param& out, std::string& why);
+  // What classify made of a parameter.
+  enum class Outcome {
+    Typed,   // a C type says it
+    Untyped, // passed as its bytes (ParamKind::Bytes): `why` says why tlc cannot type it
+    Refused  // an error, `why` says what to do: an incomplete type, a misdeclared tensor map
+  };
+
+  // Fills `out` for parameter `index`.
+  Outcome classify(const clang::ParmVarDecl& parameter, unsigned index, Param& out,
+                   std::string& why);
 
 private:
   CType toCType(clang::QualType type);

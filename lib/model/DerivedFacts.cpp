@@ -1,4 +1,5 @@
-// The model's derived facts: kernel indices, tensor-map slices and groups, C parameter names.
+// The model's derived facts: kernel indices, tensor-map slices and groups, C parameter names, the
+// byte structs of untyped parameters.
 #include "model/DerivedFacts.h"
 
 #include <algorithm>
@@ -43,6 +44,13 @@ static void assignGroups(Kernel& kernel) {
   }
 }
 
+CType bytesCType(uint64_t size, uint64_t align) {
+  CType type;
+  type.baseKind = CType::Base::Bytes;
+  type.base = "bytes" + std::to_string(size) + "_align" + std::to_string(align);
+  return type;
+}
+
 void deriveFacts(Module& module) {
   unsigned tensorMaps = 0; // the module's table so far
   for (size_t i = 0; i < module.kernels.size(); ++i) {
@@ -52,6 +60,8 @@ void deriveFacts(Module& module) {
     kernel.tensorMapCount = 0;
     for (Param& param : kernel.params) {
       param.cName = cParameterName(param.name);
+      if (param.kind == ParamKind::Bytes)
+        param.ctype = bytesCType(param.size, param.align);
       if (param.tensorMap)
         ++kernel.tensorMapCount;
     }

@@ -9,7 +9,7 @@ llvm::ArrayRef<ParamKindRow> EnumTable<ParamKind>::rows() {
   static const ParamKindRow rows[] = {
       {ParamKind::Pointer, "pointer"}, {ParamKind::Scalar, "scalar"},
       {ParamKind::Record, "record"},   {ParamKind::TensorMap, "tensor_map"},
-      {ParamKind::Empty, "empty"},
+      {ParamKind::Empty, "empty"},     {ParamKind::Bytes, "bytes"},
   };
   return rows;
 }
@@ -19,6 +19,7 @@ llvm::ArrayRef<CTypeBaseRow> EnumTable<Base>::rows() {
       {Base::Void, "void"},         {Base::Builtin, "builtin"},     {Base::Half, "half"},
       {Base::BFloat16, "bfloat16"}, {Base::Record, "record"},       {Base::TensorMap, "tensor_map"},
       {Base::Half2, "half2"},       {Base::BFloat162, "bfloat162"}, {Base::Toolkit, "toolkit"},
+      {Base::Bytes, "bytes"},
   };
   return rows;
 }

@@ -25,8 +25,21 @@ struct SourceLocation {
 // {base "float", baseConst, pointers [{restrict}]}. Pointers are listed innermost first.
 struct CType {
   // Toolkit: a type one of the toolkit's C headers declares (float4, dim3, cudaTextureObject_t),
-  // spelled as it does; `header` names the header NAME.h then includes.
-  enum class Base { Void, Builtin, Half, BFloat16, Record, TensorMap, Half2, BFloat162, Toolkit };
+  // spelled as it does; `header` names the header NAME.h then includes. Bytes: the sized byte
+  // struct of a parameter tlc cannot type (ParamKind::Bytes), `base` "bytes<size>_align<align>"
+  // (NAME.h spells it tlc_NAME_bytes...; model/DerivedFacts.h sets it).
+  enum class Base {
+    Void,
+    Builtin,
+    Half,
+    BFloat16,
+    Record,
+    TensorMap,
+    Half2,
+    BFloat162,
+    Toolkit,
+    Bytes
+  };
   struct Pointer {
     bool isConst = false;
     bool isRestrict = false;
@@ -44,7 +57,11 @@ struct CType {
 
 // Empty: an empty class by value (a tag such as std::integral_constant): it carries nothing, so
 // it has no C parameter and the launcher passes a value-initialised object.
-enum class ParamKind { Pointer, Scalar, Record, TensorMap, Empty };
+// Bytes: a parameter tlc cannot type (a class that is not trivially copyable, a reference, a
+// closure, a scalar C cannot spell; a parameter of a kernel known only from the image whose
+// symbol does not say a plain pointer or builtin scalar): the launcher takes its bytes, as many
+// as nvcc's image gives it (`size` is the image's once a build has read it).
+enum class ParamKind { Pointer, Scalar, Record, TensorMap, Empty, Bytes };
 
 // A scalar parameter's type; spelled bool i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64, and
 // f16x2 bf16x2 for __half2 and __nv_bfloat162.
@@ -175,6 +192,10 @@ struct Kernel {
   // relocatable), so `symbol` is Clang's guess until the build takes the image's (the image's
   // symbol table is the truth; pipeline/SymbolResolution.h).
   bool internalLinkage = false;
+  // Known from the image alone (pipeline/ImageKernels.h): nvcc compiled it but the parse did not
+  // see it, or tlc could not tell which of the image's entries it is. Its parameters are typed
+  // from its symbol where that says a plain pointer or a builtin scalar, else bytes.
+  bool fromImage = false;
   // The image targets that hold it, once a build has checked the image (pipeline/ImageCheck.h):
   // code under `#if __CUDA_ARCH__` may exist for some targets only. Empty before.
   std::vector<std::string> targets;

@@ -22,6 +22,7 @@ json toJson(const CType& type) {
   json out = {{"base", type.base},
               {"base_kind", toString(type.baseKind)},
               {"is_mirror", type.baseKind == CType::Base::Record},
+              {"is_bytes", type.baseKind == CType::Base::Bytes},
               {"const", type.baseConst},
               {"pointers", pointers}};
   if (type.baseKind == CType::Base::Toolkit)
@@ -94,6 +95,7 @@ json toJson(const Param& param) {
     out["tensor_map"] = param.tensorMap ? tensorMapJson(*param.tensorMap) : json(nullptr);
     break;
   case ParamKind::Empty: // is_empty says all there is
+  case ParamKind::Bytes: // size, align and c_type say all there is
     break;
   }
   return out;
@@ -117,6 +119,7 @@ json toJson(const Kernel& kernel) {
       {"symbol", kernel.symbol},
       {"launcher", kernel.launcher},
       {"extern_c", kernel.externC},
+      {"from_image", kernel.fromImage},
       {"linkage", kernel.internalLinkage ? "internal"
                   : kernel.weak          ? "weak"
                                          : "strong"},

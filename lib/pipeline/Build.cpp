@@ -19,6 +19,7 @@
 #include "pipeline/Executor.h"
 #include "pipeline/HostBuild.h"
 #include "pipeline/ImageCheck.h"
+#include "pipeline/LayoutCheck.h"
 #include "pipeline/Manifest.h"
 #include "pipeline/OutputPaths.h"
 #include "pipeline/Publish.h"
@@ -478,8 +479,8 @@ private:
     if (!analyzed)
       return analyzed.takeError();
     Module& module = analyzed->module;
-    if (module.kernels.empty())
-      return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", "));
+    // A parse that found no kernel does not make a module without any: nvcc's image decides what
+    // gets launchers (checkImage).
     Paths.relativize(module);
     Parsed = std::move(*analyzed);
     if (Options.emitOnly)
@@ -496,8 +497,8 @@ private:
 
   // Kernels some target holds that the parse did not see, being for another arch (code under
   // `#if __CUDA_ARCH__ < 900`, say): the inputs are parsed again for each other arch of the
-  // build, and the kernels found there join the module.
-  llvm::Error parseOtherArchs(std::set<std::string> undeclared, const EntriesByInput& entries) {
+  // build, and the kernels found there join the module. `undeclared` keeps what none explains.
+  llvm::Error parseOtherArchs(std::set<std::string>& undeclared, const EntriesByInput& entries) {
     Module& module = Parsed->module;
     std::set<std::string> archs;
     for (const GpuTarget& target : Options.targets)
@@ -513,8 +514,7 @@ private:
         return analyzed.takeError();
       Module& other = analyzed->module;
       Paths.relativize(other);
-      if (llvm::Error error = resolveKernelSymbols(other, entries))
-        return error;
+      resolveKernelSymbols(other, entries); // those it cannot resolve are no entry's
       for (Kernel& kernel : other.kernels)
         if (undeclared.erase(kernel.symbol))
           module.kernels.push_back(std::move(kernel));
@@ -524,10 +524,6 @@ private:
       Parsed->filesRead.insert(Parsed->filesRead.end(), analyzed->filesRead.begin(),
                                analyzed->filesRead.end());
     }
-    SourceDiagnostics diagnostics(llvm::errs(), Options.sources.frontend.color);
-    if (!assignLauncherNames(module.kernels, diagnostics))
-      return reportedInputError("launcher names collide");
-    deriveFacts(module);
     return llvm::Error::success();
   }
 
@@ -551,28 +547,44 @@ private:
   }
 
   // Task: every kernel's symbol from the image (pipeline/SymbolResolution.h), then every target's
-  // symbol table against the parsed kernels; the image goes to the outputs.
+  // symbol table against the parsed kernels, every entry no kernel claims made a kernel of its
+  // own (pipeline/ImageKernels.h), and every launcher's parameter layout proven against the
+  // image (pipeline/LayoutCheck.h); the image goes to the outputs.
   llvm::Error checkImage() {
     auto entries = entriesByInput();
     if (!entries)
       return entries.takeError();
-    if (llvm::Error error = resolveKernelSymbols(Parsed->module, *entries))
-      return error;
+    Module& module = Parsed->module;
+    std::vector<UnresolvedKernel> unresolved = resolveKernelSymbols(module, *entries);
     std::set<std::string> fromInputs;
     for (const auto& [input, symbols] : *entries)
       fromInputs.insert(symbols.begin(), symbols.end());
     auto targetEntries = readTargetEntries(Device, fromInputs);
     if (!targetEntries)
       return targetEntries.takeError();
-    if (std::set<std::string> undeclared = undeclaredEntries(Parsed->module, *targetEntries);
+    if (std::set<std::string> undeclared = undeclaredEntries(module, *targetEntries);
         !undeclared.empty())
-      if (llvm::Error error = parseOtherArchs(std::move(undeclared), *entries))
+      if (llvm::Error error = parseOtherArchs(undeclared, *entries))
         return error;
-    if (llvm::Error error = assignKernelTargets(Parsed->module, Device, *targetEntries))
+    SourceDiagnostics diagnostics(llvm::errs(), Options.sources.frontend.color);
+    diagnostics.setFileNames([this](const std::string& file) { return Paths.sourcePath(file); });
+    if (llvm::Error error = assignKernelTargets(module, Device, *targetEntries,
+                                                {*entries, unresolved}, diagnostics))
       return error;
+    if (module.kernels.empty())
+      return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", ") +
+                        (module.otherEntries.empty()
+                             ? ": nvcc's image holds none"
+                             : ": nvcc's image holds library kernels only"));
+    if (!assignLauncherNames(module.kernels, diagnostics))
+      return reportedInputError("launcher names collide");
+    deriveFacts(module);
     // --entry names kernels by their final symbols too; the others stay in the image.
-    if (llvm::Error error = selectEntries(Parsed->module, Options.entries))
+    if (llvm::Error error = selectEntries(module, Options.entries))
       return error;
+    if (llvm::Error error = checkParameterLayouts(module, Device, *targetEntries, diagnostics))
+      return error;
+    deriveFacts(module); // untyped parameters' C types follow the image's sizes
     return copyFile(Device.image, Work->outputsDir() + "/" + imageFile());
   }
 

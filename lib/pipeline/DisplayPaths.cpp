@@ -84,6 +84,17 @@ std::string DisplayPaths::input(const std::string& path) const {
   return outsideInputs(absolute);
 }
 
+std::string DisplayPaths::sourcePath(const std::string& shown) const {
+  for (const std::string& typed : Inputs)
+    if (input(typed) == shown)
+      return typed;
+  if (shown.empty() || shown.front() == '<' || llvm::sys::path::is_absolute(shown))
+    return shown;
+  // Relative to the inputs' folder, through its real path as outsideInputs() made it.
+  std::string folder = RealRoot.empty() ? Root : RealRoot + "/";
+  return absoluteFolder(folder + shown);
+}
+
 std::string DisplayPaths::outsideInputs(const std::string& absolute) const {
   std::string plain = absoluteFolder(absolute);
   for (const auto& [folder, shown] : Placeholders)

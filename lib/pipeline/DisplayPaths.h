@@ -21,6 +21,9 @@ public:
   // An input as outputs name it: relative to the inputs' common folder.
   std::string input(const std::string& path) const;
   std::string commandLine(const std::vector<std::string>& argv) const;
+  // A file as outputs name it (`input`), as the user named it: an input as typed, another file
+  // by its absolute path. For messages after relativize(), which must name the user's paths.
+  std::string sourcePath(const std::string& shown) const;
   // Every source location and input name in `module`, as outputs name them.
   void relativize(Module& module) const;
   // Files in `folder` (absolute) are shown as `shown` followed by their place in it: the

@@ -1,8 +1,7 @@
 // Matching internal-linkage kernels to nvcc's names for them in the image.
 #include "pipeline/SymbolResolution.h"
 
-#include "support/Error.h"
-
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Demangle/Demangle.h"
 
@@ -13,7 +12,7 @@ namespace tlc {
 // nvcc's relocatable name for a file-local entity: "__nv_static_" N "__" then N characters that
 // identify the file (a hash, the file's name, an external symbol of it), then the name it has
 // in whole-program code.
-static llvm::StringRef withoutStaticPrefix(llvm::StringRef symbol) {
+llvm::StringRef withoutStaticPrefix(llvm::StringRef symbol) {
   llvm::StringRef rest = symbol;
   if (!rest.consume_front("__nv_static_"))
     return symbol;
@@ -23,15 +22,42 @@ static llvm::StringRef withoutStaticPrefix(llvm::StringRef symbol) {
   return rest.drop_front(length);
 }
 
+std::string withoutInternalScopes(std::string demangled) {
+  // nvcc names a file's static entities as if in a namespace of its own: `_INTERNAL_` then the
+  // file's hash and name, all identifier characters, up to the `::`. Identifiers beginning with
+  // an underscore and a capital are the implementation's, so no user scope looks like it.
+  static const std::string mark = "_INTERNAL_";
+  for (size_t at = 0; (at = demangled.find(mark, at)) != std::string::npos;) {
+    bool starts = at == 0 || !(llvm::isAlnum(demangled[at - 1]) || demangled[at - 1] == '_');
+    size_t end = at + mark.size();
+    while (end < demangled.size() && (llvm::isAlnum(demangled[end]) || demangled[end] == '_'))
+      ++end;
+    if (starts && demangled.compare(end, 2, "::") == 0)
+      demangled.erase(at, end + 2 - at);
+    else
+      at = end;
+  }
+  return demangled;
+}
+
 std::string kernelIdentity(const std::string& symbol) {
   std::string plain = withoutStaticPrefix(symbol).str();
   // The demangler spells Clang's `_GLOBAL__N_1` and nvcc's per-file anonymous namespaces alike,
   // "(anonymous namespace)", and reads `_ZL` (internal linkage) as `_Z`.
-  return llvm::demangle(plain);
+  return withoutInternalScopes(llvm::demangle(plain));
 }
 
-llvm::Error resolveKernelSymbols(Module& module, const EntriesByInput& entries) {
-  for (Kernel& kernel : module.kernels) {
+std::string inputHolding(const EntriesByInput& entries, const std::string& symbol) {
+  for (const auto& [input, symbols] : entries)
+    if (symbols.count(symbol))
+      return input;
+  return "";
+}
+
+std::vector<UnresolvedKernel> resolveKernelSymbols(Module& module, const EntriesByInput& entries) {
+  std::vector<UnresolvedKernel> unresolved;
+  for (size_t k = 0; k < module.kernels.size(); ++k) {
+    Kernel& kernel = module.kernels[k];
     if (!kernel.internalLinkage)
       continue;
     const std::string& input = kernel.translationUnits.front();
@@ -46,14 +72,13 @@ llvm::Error resolveKernelSymbols(Module& module, const EntriesByInput& entries) 
       kernel.symbol = matches.front();
       continue;
     }
-    return internalError(
-        "kernel '" + kernel.displayName + "' of " + input + " (" +
-        (matches.empty() ? std::string("not") : std::to_string(matches.size()) + " times") +
-        " found in the device image as " + identity +
-        "): nvcc renames static and anonymous-namespace kernels, and tlc could not tell which "
-        "entry is this one");
+    unresolved.push_back(
+        {k, (matches.empty() ? std::string("not") : std::to_string(matches.size()) + " times") +
+                " found in the device image of " + input + " as " + identity +
+                ": nvcc renames static and anonymous-namespace kernels, and tlc could not tell "
+                "which entry is this one"});
   }
-  return llvm::Error::success();
+  return unresolved;
 }
 
 } // namespace tlc

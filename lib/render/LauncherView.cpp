@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
+#include <map>
 #include <set>
 
 namespace tlc {
@@ -92,6 +93,19 @@ static void addToolkitHeader(const CType& type, std::set<std::string>& headers) 
     headers.insert(type.header);
 }
 
+// The byte structs of untyped parameters, one per C type, in size and alignment order.
+static nlohmann::json byteTypes(const Module& module) {
+  std::map<std::pair<uint64_t, uint64_t>, std::string> types;
+  for (const Kernel& kernel : module.kernels)
+    for (const Param& param : kernel.params)
+      if (param.kind == ParamKind::Bytes)
+        types[{param.size, param.align}] = param.ctype.base;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [layout, name] : types)
+    list.push_back({{"c_name", name}, {"size", layout.first}, {"align", layout.second}});
+  return list;
+}
+
 // Mustache can test a value but not count, pad or filter a list: these helpers do it.
 static void addPresentationHelpers(const Module& module, const LauncherFacts& facts,
                                    nlohmann::json& view) {
@@ -115,6 +129,13 @@ static void addPresentationHelpers(const Module& module, const LauncherFacts& fa
       kernelView["params"][p]["tensor_map"]["table_row"] = tensorMapTableRow(*param.tensorMap);
     }
     kernelView["tensor_map_c_names"] = std::move(mapNames);
+    kernelView["has_location"] = kernel.location.valid();
+    nlohmann::json untyped = nlohmann::json::array();
+    for (const Param& param : kernel.params)
+      if (param.kind == ParamKind::Bytes)
+        untyped.push_back({{"c_name", param.cName}, {"type", param.type}});
+    kernelView["has_untyped_params"] = !untyped.empty();
+    kernelView["untyped_params"] = std::move(untyped);
     anyTensorMaps |= kernel.tensorMapCount != 0;
     for (const Param& param : kernel.params) {
       anyEmpty |= param.kind == ParamKind::Empty;
@@ -123,6 +144,8 @@ static void addPresentationHelpers(const Module& module, const LauncherFacts& fa
   }
   view["kernel_count"] = module.kernels.size();
   view["has_records"] = !module.records.empty();
+  view["byte_types"] = byteTypes(module);
+  view["has_byte_types"] = !view["byte_types"].empty();
   view["has_tensor_maps"] = anyTensorMaps;
   view["has_empty_params"] = anyEmpty;
   view["toolkit_headers"] = std::vector<std::string>(toolkitHeaders.begin(), toolkitHeaders.end());
@@ -175,6 +198,8 @@ static void makePasteSafe(nlohmann::json& view) {
   for (nlohmann::json& kernel : view["kernels"]) {
     comment(kernel["display_name"]);
     comment(kernel["location"]["file"]);
+    for (nlohmann::json& param : kernel["untyped_params"])
+      comment(param["type"]);
   }
   for (nlohmann::json& record : view["records"]) {
     comment(record["name"]);

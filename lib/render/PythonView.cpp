@@ -226,6 +226,9 @@ std::string parameterLines(const Kernel& kernel, const std::vector<std::string>&
     case ParamKind::Record:
       lines += " (its " + std::to_string(param.size) + " bytes)";
       break;
+    case ParamKind::Bytes:
+      lines += " (its " + std::to_string(param.size) + " bytes: tlc cannot type it)";
+      break;
     case ParamKind::TensorMap:
       lines += " (a tensor of rank " + std::to_string(param.tensorMap ? param.tensorMap->rank : 0) +
                "; the launcher encodes the map)";
@@ -270,7 +273,7 @@ nlohmann::json paramView(const Param& param, const std::string& keyword, const M
                          {"accepts", "0"},
                          {"pointer", param.kind == ParamKind::Pointer},
                          {"scalar", param.kind == ParamKind::Scalar},
-                         {"record", param.kind == ParamKind::Record},
+                         {"record", param.kind == ParamKind::Record || param.kind == ParamKind::Bytes},
                          {"tensor_map", param.kind == ParamKind::TensorMap}};
   switch (param.kind) {
   case ParamKind::Pointer:
@@ -288,6 +291,7 @@ nlohmann::json paramView(const Param& param, const std::string& keyword, const M
     break;
   }
   case ParamKind::Record:
+  case ParamKind::Bytes: // the same: bytes-like, exactly its size
     view["kind_enum"] = "TLC_PY_RECORD";
     view["size"] = std::to_string(param.size);
     view["stub_type"] = "tlc.Record";

@@ -21,9 +21,9 @@ from harness import (CudaArray, CudaArrayOnDevice, DLPackArray, LegacyDLPackArra
                      Tensor, interface)
 
 LAUNCHERS = ["axpy_float", "axpy_unsigned_int", "by_value", "Error", "halves", "image_target",
-             "launchers", "nn_fill_long_long_4", "no_params", "pairs", "pointees",
+             "launchers", "nn_fill_long_long_4", "no_params", "nvcc_only", "pairs", "pointees",
              "register_torch_ops", "renamed", "saxpy", "scale_double_ptr_double",
-             "scale_float_ptr_float", "tagged", "tiles", "widths"]
+             "scale_float_ptr_float", "tagged", "tiles", "untyped", "widths"]
 # The C++ names launchers() lists besides the launchers' (the overloads' "scale" names two).
 CXX_NAMES = {"axpy<float>": "axpy_float", "axpy<unsigned int>": "axpy_unsigned_int",
              "nn::fill<long long, 4U>": "nn_fill_long_long_4"}
@@ -126,6 +126,9 @@ class PackageTests(unittest.TestCase):
             ("n", "scalar", "int", False, "i32", None),
         ))
         self.assertEqual(self.package.tlc.parameters("by_value")[0][:2], ("pair", "record"))
+        self.assertEqual(self.package.tlc.parameters("untyped")[0][:2], ("handle", "record"))
+        self.assertEqual([p[:2] for p in self.package.tlc.parameters("nvcc_only")],
+                         [("arg0", "pointer"), ("arg1", "record")])
         self.assertEqual(self.package.tlc.parameters("tiles")[0][:2], ("in_", "tensor_map"))
 
     def stubs(self, *path):
@@ -364,6 +367,9 @@ class ArgumentErrorTests(unittest.TestCase):
     def test_structs_by_value(self):
         self.refused(ValueError, r"by_value\(\): argument 'pair' \(Pair\) takes the struct's 16 "
                      r"bytes, not 8", self.package.by_value, bytes(8), 0, **LAUNCH)
+        # Untyped parameters take exactly the size nvcc's image gives them.
+        self.refused(ValueError, r"untyped\(\): argument 'handle' \(Handle\) takes the struct's "
+                     r"16 bytes, not 12", self.package.untyped, bytes(12), 0, **LAUNCH)
         self.refused(TypeError, r"argument 'pair' \(Pair\) takes bytes \(or a buffer such as a "
                      r"ctypes.Structure\), not int", self.package.by_value, 5, 0, **LAUNCH)
 
@@ -802,6 +808,15 @@ class LaunchTests(unittest.TestCase):
                 self.package.by_value(argument, 0x40, **LAUNCH)
                 params = self.driver.only_launch()["params"]
                 self.assertEqual(params, [7 | float_bits(2.5) << 32, 0x40])
+
+    def test_untyped_parameters_as_bytes(self):
+        handle = struct.pack("<qd", 0x1234, 0.5)
+        self.package.untyped(handle, 0x40, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["params"], [0x1234, 0x40])
+        # A kernel only nvcc saw: its pointer typed from the symbol, an int address taken.
+        self.driver.clear()
+        self.package.nvcc_only(0x80, bytes(Pair(9, 1.5, 2.0)), **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["params"], [0x80, 9 | float_bits(1.5) << 32])
 
     def test_renamed_parameters(self):
         self.package.renamed(grid_=0x10, lambda_=2, stream_=3, grid=1, block=1, stream=0x99)

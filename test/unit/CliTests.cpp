@@ -1,6 +1,8 @@
 // The tlc binary as users run it: exit codes, diagnostics with locations, JSON output.
 #include "TestSupport.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -80,11 +82,26 @@ TEST_CASE("errors of all files are reported, not just the first", "[cli]") {
 TEST_CASE("unsupported parameters are errors naming the parameter", "[cli]") {
   ToolRun run = runTlc({"check", fixture("errors/unsupported.cu")});
   CHECK(run.exitCode == 1);
-  CHECK_THAT(run.err, Contains("unsupported.cu:5:35: error: parameter 'o' of kernel "
-                               "'takes_owner' has type 'Owner', which tlc cannot pass: 'Owner' is "
-                               "not trivially copyable"));
-  CHECK_THAT(run.err, Contains("parameter 'r' of kernel 'takes_owner' has type 'int &'"));
-  CHECK_THAT(run.err, Contains("parameter 'x' of kernel 'takes_owner' has type 'long double'"));
+  CHECK_THAT(run.err, Contains("unsupported.cu:5:35: error: parameter 'o' of kernel 'takes' has "
+                               "type 'CUtensorMap', which tlc cannot pass: a CUtensorMap "
+                               "parameter must be declared 'const __grid_constant__ "
+                               "CUtensorMap'"));
+}
+
+TEST_CASE("parameters tlc cannot type warn once per kernel and pass as bytes", "[cli]") {
+  ToolRun run = runTlc({"inspect", "--json", fixture("image/untyped.cu")});
+  REQUIRE(run.exitCode == 0);
+  CHECK_THAT(run.err, Contains("untyped.cu:7:17: warning: kernel 'takes_owner' takes parameters "
+                               "tlc cannot type, which its launcher takes as bytes, as many as "
+                               "nvcc's image gives each: 'o' ('Owner': not trivially copyable), "
+                               "'r' ('int &': a reference), 'x' ('long double': not a supported "
+                               "scalar"));
+  CHECK(llvm::StringRef(run.err).count("warning:") == 1);
+  nlohmann::json params = nlohmann::json::parse(run.out)["kernels"][0]["params"];
+  for (const nlohmann::json& param : params)
+    CHECK(param["kind"] == "bytes");
+  CHECK(params[0]["size"] == 8);
+  CHECK(params[1]["size"] == 8);
 }
 
 TEST_CASE("cross-file duplicates name both definitions", "[cli]") {

@@ -260,6 +260,7 @@ TEST_CASE("the JSON model carries versions, schema and every kernel field", "[ex
                                                 "symbol",
                                                 "launcher",
                                                 "extern_c",
+                                                "from_image",
                                                 "linkage",
                                                 "location",
                                                 "instantiated_at",

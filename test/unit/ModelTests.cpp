@@ -63,8 +63,8 @@ std::vector<std::string> enumeratorsOf(const std::string& header, const std::str
 
 TEST_CASE("every enum of the model has one row per enumerator, in order, and names round-trip",
           "[model]") {
-  checkTable(ParamKind::Empty);
-  checkTable(CType::Base::Toolkit);
+  checkTable(ParamKind::Bytes);
+  checkTable(CType::Base::Bytes);
   checkTable(ScalarType::BF16x2);
   checkTable(TemplateArgumentKind::Value);
   checkTable(TensorMapMode::Im2col);
@@ -77,7 +77,7 @@ TEST_CASE("every enum of the model has one row per enumerator, in order, and nam
 
 TEST_CASE("enum names are what annotations and inspect --json spell", "[model]") {
   // docs/model-schema.md and docs/tma.md list these spellings; they are a contract.
-  CHECK(nameList<ParamKind>() == "pointer, scalar, record, tensor_map, empty");
+  CHECK(nameList<ParamKind>() == "pointer, scalar, record, tensor_map, empty, bytes");
   CHECK(nameList<ScalarType>() ==
         "bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, f16x2, bf16x2");
   CHECK(nameList<TemplateArgumentKind>() == "type, value");
@@ -332,11 +332,12 @@ TEST_CASE("the launcher view is the model's JSON plus a build section and helper
   // build section and the presentation helpers.
   nlohmann::json stripped = view;
   for (const char* helper : {"build", "kernel_count", "has_records", "has_tensor_maps",
-                             "has_empty_params", "toolkit_headers"})
+                             "has_empty_params", "toolkit_headers", "byte_types", "has_byte_types"})
     CHECK(stripped.erase(helper) == 1);
   for (nlohmann::json& kernel : stripped["kernels"]) {
-    CHECK(kernel.erase("tensor_map_c_names") == 1);
-    CHECK(kernel.erase("targets_mask") == 1);
+    for (const char* helper : {"tensor_map_c_names", "targets_mask", "has_location",
+                               "untyped_params", "has_untyped_params"})
+      CHECK(kernel.erase(helper) == 1);
     for (nlohmann::json& param : kernel["params"])
       if (param["is_tensor_map"] == true)
         CHECK(param["tensor_map"].erase("table_row") == 1);

@@ -92,3 +92,18 @@ __global__ void pointees(float* f32, const double* f64, __half* f16, __nv_bfloat
                          __half2* h2, __nv_bfloat162* bf2, dim3* dims, void* any, char* chars,
                          unsigned char* bytes, uint8_t* u8, std::byte* raw, Pair* pairs,
                          float** pointers) {}
+
+// Parameters tlc cannot type: a struct that is not trivially copyable goes as its bytes; a
+// kernel only nvcc compiles (Clang defines __clang__) is made from the image and its symbol, the
+// pointer typed, the struct as bytes, its parameters named arg0, arg1.
+struct Handle {
+  Handle(const Handle& other) : id(other.id), scale(other.scale) {}
+  long long id;
+  double scale;
+};
+
+__global__ void untyped(Handle handle, int* out) { out[0] = (int)handle.id; }
+
+#ifndef __clang__
+__global__ void nvcc_only(int* out, Pair pair) { out[0] = pair.first; }
+#endif
