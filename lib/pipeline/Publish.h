@@ -44,8 +44,9 @@ public:
   // timestamps then stay). If any move fails, the ones already made are undone.
   llvm::Error publish(const std::vector<std::string>& files);
 
-  // Keeps the work folder (--keep-temps) instead of removing it.
-  void keep() { WorkFolder->keep(); }
+  // Keeps the work folder (--keep-temps) instead of removing it, marked so that no later build's
+  // sweep of abandoned folders (removeAbandoned) takes it.
+  llvm::Error keep() { return WorkFolder->keep(); }
 
 private:
   Staging() = default;

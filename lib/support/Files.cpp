@@ -271,11 +271,26 @@ llvm::Expected<std::unique_ptr<LockedFolder>> LockedFolder::create(const std::st
   return inputError("cannot create a folder in '" + parent + "': no name is free");
 }
 
+llvm::Error LockedFolder::keep() {
+  Kept = true;
+  return writeFile(Path + "/" + kKeptMarker,
+                   "tlc keeps this folder (--keep-temps) and never removes it: remove it when "
+                   "done with it.\n");
+}
+
 LockedFolder::~LockedFolder() {
   if (!Kept)
     llvm::sys::fs::remove_directories(Path);
   ::close(Fd); // the lock goes with it
 }
+
+namespace {
+
+bool isKept(const std::string& path, const struct stat& status) {
+  return S_ISDIR(status.st_mode) && llvm::sys::fs::exists(path + "/" + kKeptMarker);
+}
+
+} // namespace
 
 void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
   std::error_code ec;
@@ -295,7 +310,9 @@ void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
     // Only what this user made: another user's leftovers are theirs to remove.
     bool ours = ::fstat(fd, &status) == 0 && status.st_uid == ::geteuid() &&
                 (S_ISDIR(status.st_mode) || S_ISREG(status.st_mode));
-    if (ours && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    // A kept folder is marked while its build holds the lock: once this sweep holds it, the
+    // marker is there or the folder was not kept.
+    if (ours && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && !isKept(path, status)) {
       if (S_ISDIR(status.st_mode))
         llvm::sys::fs::remove_directories(path);
       else
