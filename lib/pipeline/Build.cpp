@@ -166,7 +166,8 @@ public:
 
   llvm::Error run() {
     if (Options.keepTemps)
-      Work->keep();
+      if (llvm::Error error = Work->keep())
+        return error;
     if (llvm::Error error = writeCompileCommands())
       return error;
     // Said after a failed build too: that is when the temporaries are wanted most.

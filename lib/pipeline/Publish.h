@@ -62,8 +62,9 @@ public:
   // made are undone.
   llvm::Error publish(const std::vector<std::string>& files, const std::string& manifest);
 
-  // Keeps the work folder (--keep-temps) instead of removing it.
-  void keep() { WorkFolder->keep(); }
+  // Keeps the work folder (--keep-temps) instead of removing it, marked so that no later build's
+  // sweep of abandoned folders (removeAbandoned) takes it.
+  llvm::Error keep() { return WorkFolder->keep(); }
 
 private:
   Staging() = default;

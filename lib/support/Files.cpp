@@ -304,11 +304,26 @@ void removeTree(const std::string& path) {
   std::filesystem::remove_all(path, ignored);
 }
 
+llvm::Error LockedFolder::keep() {
+  Kept = true;
+  return writeFile(Path + "/" + kKeptMarker,
+                   "tlc keeps this folder (--keep-temps) and never removes it: remove it when "
+                   "done with it.\n");
+}
+
 LockedFolder::~LockedFolder() {
   if (!Kept)
     removeTree(Path);
   ::close(Fd); // the lock goes with it
 }
+
+namespace {
+
+bool isKept(const std::string& path, const struct stat& status) {
+  return S_ISDIR(status.st_mode) && llvm::sys::fs::exists(path + "/" + kKeptMarker);
+}
+
+} // namespace
 
 void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
   std::error_code ec;
@@ -328,7 +343,9 @@ void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
     // Only what this user made: another user's leftovers are theirs to remove.
     bool ours = ::fstat(fd, &status) == 0 && status.st_uid == ::geteuid() &&
                 (S_ISDIR(status.st_mode) || S_ISREG(status.st_mode));
-    if (ours && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    // A kept folder is marked while its build holds the lock: once this sweep holds it, the
+    // marker is there or the folder was not kept.
+    if (ours && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && !isKept(path, status)) {
       if (S_ISDIR(status.st_mode))
         removeTree(path);
       else

@@ -73,7 +73,7 @@ void removeTree(const std::string& path);
 std::string absolutePath(const std::string& path);
 
 // A new folder `parent`/`prefix`XXXXXXXX, private to this user (0700), locked while the object
-// lives. Removed with its contents on destruction unless keep() was called.
+// lives. Removed with its contents on destruction unless keep() or forget() was called.
 class LockedFolder {
 public:
   static llvm::Expected<std::unique_ptr<LockedFolder>> create(const std::string& parent,
@@ -83,7 +83,9 @@ public:
   LockedFolder& operator=(const LockedFolder&) = delete;
 
   const std::string& path() const { return Path; }
-  void keep() { Kept = true; }
+  // Kept for the user (--keep-temps): left in place on destruction, and marked (kKeptMarker) so
+  // that no later removeAbandoned takes it for what a killed tlc left once its lock is gone.
+  llvm::Error keep();
   // The folder was renamed away (published): nothing to remove any more.
   void forget() { Kept = true; }
 
@@ -94,9 +96,13 @@ private:
   bool Kept = false;
 };
 
+// The file LockedFolder::keep() puts in a folder it keeps.
+inline constexpr const char* kKeptMarker = ".tlc-kept";
+
 // Removes the entries of `parent` named `prefix` and 12 letters or digits (as LockedFolder and
 // writeFile name them) that no live process holds locked: what a killed tlc left. Entries it
-// cannot lock, or that are not this user's, are left alone.
+// cannot lock, that are not this user's, or folders kept on request (holding kKeptMarker) are
+// left alone.
 void removeAbandoned(const std::string& parent, llvm::StringRef prefix);
 
 } // namespace tlc

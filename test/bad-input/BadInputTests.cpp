@@ -377,7 +377,7 @@ private:
     std::vector<std::string> overrides = {
         "TLC_CACHE_DIR=" + Dir + "/cache", "TMPDIR=" + Dir + "/tmp",
         "TLC_REAL_NVCC=" + std::string(TLC_NVCC), "FAKE_NVCC_MARKER=" + Dir + "/nvcc.started",
-        "FAKE_CXX_MARKER=" + Dir + "/cxx.started", "NO_COLOR=1",
+        "FAKE_CXX_MARKER=" + Dir + "/cxx.started", "NO_COLOR=1", "PWNED_AT=" + canary(),
         // Under the sanitizers, the shim may come before their runtime.
         "ASAN_OPTIONS=" + std::string(getenv("ASAN_OPTIONS") ? getenv("ASAN_OPTIONS") : "") +
             ":verify_asan_link_order=0"};
@@ -553,9 +553,15 @@ private:
     }
   }
 
-  // Nothing a hostile name could have made: a shell that ran `touch PWNED` made PWNED in the
-  // folder it ran in: the case folder, or tlc's and the tools' folders inside it (TMPDIR).
+  // Where a hostile name's injected command (`touch $PWNED_AT`) would leave its mark: outside
+  // TMPDIR, so tlc removing its work folder, where the tools and their shells run, keeps it.
+  std::string canary() const { return Dir + "/PWNED"; }
+
+  // Nothing a hostile name could have made: the canary, or any PWNED* a shell made in the
+  // folder it ran in (the case folder, or tlc's and the tools' folders inside it).
   void checkNothingLeft() const {
+    INFO("a shell ran a hostile name's `touch $PWNED_AT`: " << canary() << " exists");
+    CHECK_FALSE(llvm::sys::fs::exists(canary()));
     std::vector<std::string> pwned;
     std::error_code ec;
     for (llvm::sys::fs::recursive_directory_iterator it(Dir, ec, false), end; it != end && !ec;
@@ -599,6 +605,15 @@ struct Registry {
 
 Registry read();
 
+// Whether a case spells its injected command's mark other than as $PWNED_AT: every "PWNED" in
+// it must be the variable's name.
+bool hasRelativeCanary(llvm::StringRef text) {
+  for (size_t at = text.find("PWNED"); at != llvm::StringRef::npos; at = text.find("PWNED", at + 1))
+    if (at == 0 || !text.substr(at - 1).starts_with("$PWNED_AT"))
+      return true;
+  return false;
+}
+
 // Every cases/*.jsonl, read once, in name order: blank lines and lines starting with '#' are
 // comments. A name must be new across all files.
 Registry& readCases() {
@@ -638,6 +653,11 @@ Registry read() {
                                     ": not a case object with a new name");
         continue;
       }
+      if (hasRelativeCanary(text))
+        registry.problems.push_back(
+            file + ":" + std::to_string(number) +
+            ": a canary other than $PWNED_AT (e.g. `touch PWNED`) cannot fire: the tools run in "
+            "tlc's work folder, removed before the check; inject `touch $PWNED_AT`");
       registry.cases.push_back(std::make_unique<CorpusCase>(std::move(spec), file, number));
     }
   }

@@ -128,6 +128,17 @@ TEST_CASE("a tensor against the driver's rules fails with TLC_ERROR_INVALID_VALU
   oddStride.strides[0] = 250;
   CHECK(tma_same_spec(&config, &oddStride, 1, &good) == TLC_ERROR_INVALID_VALUE);
   CHECK_THAT(tlc_tma_last_error(), Catch::Contains("multiples of 16 bytes"));
+  // The driver's limits: dims in 1..2^32, strides under 2^40 bytes.
+  for (uint64_t rows : {uint64_t(0), (uint64_t(1) << 32) + 1}) {
+    tlc_tensor outside = matrix(0x100000);
+    outside.dims[1] = rows;
+    CHECK(tma_same_spec(&config, &outside, 1, &good) == TLC_ERROR_INVALID_VALUE);
+    CHECK_THAT(tlc_tma_last_error(), Catch::Contains("dims must be in 1..2^32"));
+  }
+  tlc_tensor farStride = matrix(0x100000);
+  farStride.strides[0] = uint64_t(1) << 40;
+  CHECK(tma_same_spec(&config, &farStride, 1, &good) == TLC_ERROR_INVALID_VALUE);
+  CHECK_THAT(tlc_tma_last_error(), Catch::Contains("strides must be under 2^40 bytes"));
   CHECK(countCalls("cuLaunchKernel") == 0);
 }
 

@@ -14,6 +14,9 @@ namespace tlc::test {
 
 // The CUDA toolkit's include folder (cuda.h).
 std::string cudaInclude();
+// A copy of the toolkit tlc was built against in `dir` (the headers, nvcc and nvcc.profile
+// copied, every other file a link to the original's); returns the original's real root.
+std::string copyToolkit(const std::string& dir);
 // The names in a folder.
 std::set<std::string> listFolder(const std::string& dir);
 // OUTDIR/NAME.json, parsed.

@@ -237,6 +237,27 @@ TEST_CASE("an nvcc error exits 1, shows nvcc's message and leaves OUTDIR as it w
   checkUntouched(out);
 }
 
+TEST_CASE("kept temporaries (--keep-temps) outlive the next build sharing TMPDIR", "[build]") {
+  // A TMPDIR of its own: no other test's build sweeps it, so what removes the folder is the
+  // second build here or nothing.
+  std::string dir = scratchDir("build-keep-temps");
+  std::string tmp = dir + "/tmp";
+  REQUIRE(!llvm::sys::fs::create_directories(tmp));
+  std::vector<std::string> env = {"TMPDIR=" + tmp};
+  std::vector<std::string> args = {
+      "build", fixture("errors/bad_ptx.cu"), "--name", "vadd", "-o", dir + "/out"};
+  std::vector<std::string> keeping = args;
+  keeping.push_back("--keep-temps");
+  ToolRun kept = runTlc(keeping, env);
+  CHECK(kept.exitCode == 1);
+  std::string folder = keptFolder(kept);
+  REQUIRE(llvm::sys::fs::exists(folder + "/in0/bad_ptx.cu"));
+  // The next build starts by removing the work folders killed builds left under TMPDIR.
+  CHECK(runTlc(args, env).exitCode == 1);
+  CHECK(llvm::sys::fs::exists(folder + "/in0/bad_ptx.cu"));
+  llvm::sys::fs::remove_directories(folder);
+}
+
 TEST_CASE("source errors, duplicates, bad flags and unknown entries fail cleanly", "[build]") {
   std::string out = populatedOutput("build-failures");
 

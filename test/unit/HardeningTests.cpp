@@ -325,3 +325,14 @@ TEST_CASE("removeAbandoned removes what nobody holds, and only tlc's names", "[h
   held->reset();
   CHECK_FALSE(llvm::sys::fs::exists(path)); // removed with the object
 }
+
+TEST_CASE("a folder kept on request outlives its lock and every later sweep", "[hardening]") {
+  std::string dir = scratchDir("abandoned-kept");
+  auto kept = LockedFolder::create(dir, "job-");
+  REQUIRE_EXPECTED(kept);
+  std::string path = (*kept)->path();
+  succeeds((*kept)->keep());
+  kept->reset(); // its lock is gone, as when the build that kept it ended
+  removeAbandoned(dir, "job-");
+  CHECK(llvm::sys::fs::exists(path + "/" + kKeptMarker));
+}

@@ -1,7 +1,7 @@
 // Cache keys that do not change with where things are: tools keyed by their content (memoised
 // per machine), and with a base folder (--base-dir, TLC_BASE_DIR) the same module in two
 // checkouts hits one cache, while an edited header still misses.
-#include "TestSupport.h"
+#include "BuildSupport.h"
 
 #include "cache/Cache.h"
 #include "cache/Relocation.h"
@@ -253,58 +253,6 @@ TEST_CASE("the same module in two checkouts under one base folder hits one cache
   REQUIRE(again.exitCode == 0);
   CHECK_THAT(again.err, Contains("cached mf"));
 }
-
-namespace {
-
-// Mirrors the toolkit folder `from` into `to` as a copy of it would be laid out: its links as
-// they are, the headers' folder (`headers`, a real path) copied, nvcc and its profile copied
-// (nvcc finds the rest from where it is), bin/, targets/<platform>/ and the folders on the way
-// to the headers made, and every other file or folder a link to the original's.
-void mirrorToolkit(const std::string& from, const std::string& to, const std::string& headers,
-                   bool inTargets = false) {
-  REQUIRE(!llvm::sys::fs::create_directories(to));
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(from, ec), end; it != end && !ec; it.increment(ec)) {
-    std::string name = llvm::sys::path::filename(it->path()).str();
-    std::string source = it->path(), target = to + "/" + name;
-    llvm::sys::fs::file_status status;
-    REQUIRE(!llvm::sys::fs::status(source, status, /*follow=*/false));
-    llvm::SmallString<256> real;
-    REQUIRE(!llvm::sys::fs::real_path(source, real));
-    if (status.type() == llvm::sys::fs::file_type::symlink_file) {
-      char link[4096];
-      ssize_t length = ::readlink(source.c_str(), link, sizeof link);
-      REQUIRE(length > 0);
-      REQUIRE(!llvm::sys::fs::create_link(std::string(link, length), target));
-    } else if (real == headers) {
-      auto copied = runCommand({"cp", "-R", source, target});
-      REQUIRE_EXPECTED(copied);
-      REQUIRE(copied->exitCode == 0);
-    } else if (status.type() == llvm::sys::fs::file_type::directory_file &&
-               (isInsideFolder(headers, real) || name == "bin" || name == "targets" || inTargets)) {
-      mirrorToolkit(source, target, headers, name == "targets");
-    } else if (name == "nvcc" || name == "nvcc.profile") {
-      REQUIRE(!llvm::sys::fs::copy_file(source, target));
-      REQUIRE(!llvm::sys::fs::setPermissions(
-          target, llvm::sys::fs::all_read | llvm::sys::fs::all_exe | llvm::sys::fs::owner_write));
-    } else {
-      REQUIRE(!llvm::sys::fs::create_link(source, target));
-    }
-  }
-  REQUIRE(!ec);
-}
-
-// A copy of the toolkit tlc was built against in `dir`; returns the original's real root.
-std::string copyToolkit(const std::string& dir) {
-  llvm::SmallString<256> root, headers;
-  REQUIRE(!llvm::sys::fs::real_path(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(TLC_NVCC)), root));
-  REQUIRE(!llvm::sys::fs::real_path(root + "/include", headers));
-  mirrorToolkit(root.str().str(), dir, headers.str().str());
-  return root.str().str();
-}
-
-} // namespace
 
 TEST_CASE("a copy of the toolkit elsewhere hits the cache, one with another header misses",
           "[cache][relocation]") {
