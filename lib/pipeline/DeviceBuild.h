@@ -38,8 +38,8 @@ struct DeviceBuildOptions {
   // Per input, the path nvcc hashes into its internal-linkage symbols (SourceIdentity in
   // ToolPaths.h): the original's, not the copy's. Empty: nvcc's own choice.
   std::vector<std::string> hashedPaths;
-  std::vector<GpuTarget> targets;      // resolved (resolveTargets), never empty
-  bool relocatable = false;            // forced (a device-side launch); else decided from the above
+  std::vector<GpuTarget> targets; // resolved (resolveTargets), never empty
+  bool relocatable = false;       // forced (a device-side launch); else decided from the above
   // -I, -isystem, -include, -D and -U, in their order, as they reach nvcc.
   std::vector<std::string> preprocessorFlags;
   std::string standard = "c++17";

@@ -264,17 +264,18 @@ std::string docText(const Kernel& kernel, const std::vector<std::string>& keywor
 }
 
 nlohmann::json paramView(const Param& param, const std::string& keyword, const Module& module) {
-  nlohmann::json view = {{"keyword", keyword},
-                         {"type_literal", cEscaped(param.type)},
-                         {"writable", "0"},
-                         {"size", "0"},
-                         {"rank", "0"},
-                         {"scalar_enum", "0"},
-                         {"accepts", "0"},
-                         {"pointer", param.kind == ParamKind::Pointer},
-                         {"scalar", param.kind == ParamKind::Scalar},
-                         {"record", param.kind == ParamKind::Record || param.kind == ParamKind::Bytes},
-                         {"tensor_map", param.kind == ParamKind::TensorMap}};
+  nlohmann::json view = {
+      {"keyword", keyword},
+      {"type_literal", cEscaped(param.type)},
+      {"writable", "0"},
+      {"size", "0"},
+      {"rank", "0"},
+      {"scalar_enum", "0"},
+      {"accepts", "0"},
+      {"pointer", param.kind == ParamKind::Pointer},
+      {"scalar", param.kind == ParamKind::Scalar},
+      {"record", param.kind == ParamKind::Record || param.kind == ParamKind::Bytes},
+      {"tensor_map", param.kind == ParamKind::TensorMap}};
   switch (param.kind) {
   case ParamKind::Pointer:
     view["kind_enum"] = "TLC_PY_POINTER";
