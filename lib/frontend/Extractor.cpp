@@ -25,8 +25,34 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <map>
+#include <set>
+
 namespace tlc {
 namespace {
+
+// A parameter pack's elements share the pack's name (`Ts... ts` instantiated gives `int ts,
+// float ts`), which no C signature or Python keyword can hold twice: each name used more than
+// once becomes the name and its place among its uses (`ts0`, `ts1`), skipping any name another
+// parameter already has.
+void numberRepeatedNames(std::vector<Param>& params) {
+  std::map<std::string, unsigned> uses, next;
+  std::set<std::string> taken;
+  for (const Param& param : params) {
+    ++uses[param.name];
+    taken.insert(param.name);
+  }
+  for (Param& param : params) {
+    if (uses[param.name] < 2)
+      continue;
+    std::string base = param.name, name;
+    do
+      name = base + std::to_string(next[base]++);
+    while (taken.count(name));
+    taken.insert(name);
+    param.name = name;
+  }
+}
 
 std::optional<uint64_t> evaluateUnsigned(const clang::Expr* expr,
                                          const clang::ASTContext& context) {
@@ -309,6 +335,7 @@ private:
       valid &= readParameterAnnotations(parameter, param);
       kernel.params.push_back(std::move(param));
     }
+    numberRepeatedNames(kernel.params);
     // nvcc compiles the kernel whatever C can spell: its launcher takes such parameters as bytes.
     if (valid && !untyped.empty())
       Diagnostics.warning(function.getLocation(),
