@@ -25,9 +25,9 @@ struct Affine {
   short c;
 };
 
-// Hidden from Clang's parse (Clang defines __clang__, nvcc never does): its launcher comes from
+// Hidden from tlc's parse (which defines __TLC__; nvcc never does): its launcher comes from
 // the image and its symbol alone, pointers and the int typed, the struct as bytes.
-#if !defined(__clang__)
+#if !defined(__TLC__)
 __global__ void hidden_affine(float* out, const float* in, Affine affine, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)

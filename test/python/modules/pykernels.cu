@@ -94,7 +94,7 @@ __global__ void pointees(float* f32, const double* f64, __half* f16, __nv_bfloat
                          float** pointers) {}
 
 // Parameters tlc cannot type: a struct that is not trivially copyable goes as its bytes; a
-// kernel only nvcc compiles (Clang defines __clang__) is made from the image and its symbol, the
+// kernel only nvcc compiles (tlc's parse defines __TLC__) is made from the image and its symbol, the
 // pointer typed, the struct as bytes, its parameters named arg0, arg1.
 struct Handle {
   Handle(const Handle& other) : id(other.id), scale(other.scale) {}
@@ -104,6 +104,6 @@ struct Handle {
 
 __global__ void untyped(Handle handle, int* out) { out[0] = (int)handle.id; }
 
-#ifndef __clang__
+#ifndef __TLC__
 __global__ void nvcc_only(int* out, Pair pair) { out[0] = pair.first; }
 #endif

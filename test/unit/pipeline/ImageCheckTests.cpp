@@ -196,7 +196,7 @@ TEST_CASE("no kernels to launch only when nvcc's image holds none", "[image]") {
   // Every kernel of the file hidden from the parse: the image still has one.
   std::string out = buildOut("all-hidden");
   std::string input = scratchDir("image-all-hidden-input") + "/all_hidden.cu";
-  std::ofstream(input) << "#ifndef __clang__\n__global__ void nvcc_only(int* out) { *out = 1; }\n"
+  std::ofstream(input) << "#ifndef __TLC__\n__global__ void nvcc_only(int* out) { *out = 1; }\n"
                           "#endif\n";
   ToolRun build = runTlc({"build", input, "--arch", "sm_90a", "-o", out, "--no-cache", "-q"});
   INFO(build.err);

@@ -124,7 +124,7 @@ TEST_CASE("types Clang and nvcc lay out differently fail the build at the parame
   ToolRun header = runTlc({"build", fixture("image/clang_layout.cu"), "--arch", "compute_90a", "-o",
                            scratchDir("layout-clang") + "/out", "--no-cache", "-q"});
   CHECK(header.exitCode == 1);
-  CHECK_THAT(header.err, Contains("clang_layout.cu:11:31: error: parameter 'options' of kernel "
+  CHECK_THAT(header.err, Contains("clang_layout.cu:12:31: error: parameter 'options' of kernel "
                                   "'apply' is 16 bytes at offset 0 in nvcc's image (compute_90a), "
                                   "but 8 bytes at offset 0"));
 }

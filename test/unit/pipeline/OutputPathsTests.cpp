@@ -165,7 +165,8 @@ TEST_CASE("an output path that is not a regular file is refused before anything 
   CHECK_THAT(before(header), Catch::Contains("cannot write '" + dir + "/db.tlc_nvcc_compat.h'"));
 }
 
-TEST_CASE("--compile-commands-out replaces only what tlc wrote there", "[pipeline]") {
+TEST_CASE("a compile database written by --compile-commands-out replaces only what tlc wrote there",
+          "[pipeline]") {
   std::string dir = test::scratchDir("output-paths-database");
   REQUIRE(!writeFile(dir + "/vadd.cu", "x"));
   REQUIRE(!writeFile(dir + "/tile.h", "#define TILE 4\n"));
