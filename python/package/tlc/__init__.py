@@ -192,34 +192,31 @@ def _torch_schema(params):
     return "(" + ", ".join(arguments) + ") -> ()", mutated
 
 
-def _torch_kernel(launcher):
-    def kernel(*args, **options):
-        launcher(*args, **options)
-
-    kernel.__name__ = launcher.__name__
-    kernel.__doc__ = launcher.__doc__
-    return kernel
-
-
 def _no_output(*args, **options):
     """What the op gives under torch.compile's fake tensors: nothing (it only writes)."""
     return None
 
 
 def register_torch_ops(namespace=None):
-    """Registers every launcher as a PyTorch custom op ``torch.ops.<namespace>.<launcher>``.
+    """Registers every launcher as a PyTorch operator ``torch.ops.<namespace>.<launcher>``.
 
     Each op takes the launcher's arguments (pointers and tensor maps as tensors, scalars as
     numbers) and the keyword-only options ``grid``, ``block``, ``shared_mem``, ``cluster``,
     ``cooperative`` and ``programmatic_dependent_launch``, launches on torch's current stream,
-    and declares as mutated (``mutates_args``) the tensors the kernel may write: its non-const
-    pointer parameters and its tensor maps. The ops work inside ``torch.compile`` without graph
-    breaks and under CUDA graph capture. Launchers taking a struct, a ``__half2`` or a
-    ``__nv_bfloat162`` by value have no torch schema and are left out.
+    and declares as mutated (``Tensor(a!)`` in its schema) the tensors the kernel may write: its
+    non-const pointer parameters and its tensor maps. The ops work inside ``torch.compile``
+    without graph breaks (each has a fake implementation: it returns nothing) and under CUDA
+    graph capture. Launchers taking a struct, a ``__half2`` or a ``__nv_bfloat162`` by value
+    have no torch schema and are left out.
+
+    The ops are defined with ``torch.library.Library`` and the launcher itself is the CUDA
+    kernel the dispatcher calls, with no Python function between them: the cost of an op is
+    the dispatcher's and the launcher's (``torch.library.custom_op`` adds its own Python wrapper
+    to every call; docs/benchmarks.md has the numbers).
 
     ``namespace`` defaults to the package's name. Registering a namespace again returns the
     ops registered before. Returns an object with one attribute per op (the
-    ``torch.library.CustomOpDef``).
+    ``torch._ops.OpOverloadPacket``, the same object as ``torch.ops.<namespace>.<launcher>``).
     """
     import types
 
@@ -228,22 +225,21 @@ def register_torch_ops(namespace=None):
     namespace = namespace or _ext.module_name
     if namespace in _registered:
         return _registered[namespace]
+    library = torch.library.Library(namespace, "FRAGMENT")
     ops = {}
     for name, launcher in _ext.launchers.items():
         schema = _torch_schema(_ext.parameters[name])
         if schema is None:
             continue
-        text, mutated = schema
+        text, _mutated = schema
         has_tensors = any(kind in ("pointer", "tensor_map") for _, kind, *_ in _ext.parameters[name])
-        op = torch.library.custom_op(
-            f"{namespace}::{name}",
-            _torch_kernel(launcher),
-            mutates_args=mutated,
-            device_types="cuda" if has_tensors else None,
-            schema=text,
-        )
-        op.register_fake(_no_output)
-        ops[name] = op
+        library.define(name + text)
+        # The dispatcher passes the keyword-only options as keywords, as the launcher takes
+        # them. An op without tensors has no device to dispatch on: it runs whatever the key.
+        library.impl(name, launcher, "CUDA" if has_tensors else "CompositeExplicitAutograd")
+        torch.library.register_fake(f"{namespace}::{name}", _no_output, lib=library)
+        ops[name] = getattr(getattr(torch.ops, namespace), name)
     result = types.SimpleNamespace(**ops)
+    result._library = library  # the registrations live as long as the library object
     _registered[namespace] = result
     return result
