@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   if (!parsed)
     return finish(parsed.takeError());
   tlc::CommandLine& line = *parsed;
+  tlc::setColorChoice(line.color);
   // The commands that parse sources need the working folder (Clang's file system takes it as
   // given: one removed under tlc would end the parse in "out of memory").
   if (line.command == tlc::Command::Inspect || line.command == tlc::Command::Check ||
