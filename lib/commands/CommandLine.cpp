@@ -100,8 +100,9 @@ void addBuildOptions(CLI::App& command, BuildOptions& options) {
   addSourceOptions(command, options.sources);
   command.add_option("-o,--output", options.outputDir, "Output folder (not nvcc's output file)")
       ->required();
-  command.add_option("--name", options.name,
-                     "Module name, the prefix of the API (default: the first file's stem)");
+  command.add_option(
+      "--name", options.name,
+      "Module name, the prefix of the API (default: the input's stem; several inputs need --name)");
   command
       .add_option("--arch", options.archs,
                   "GPU target, repeatable, as nvcc's -arch: sm_XX[a|f] (SASS for sm_XX plus PTX "

@@ -44,7 +44,7 @@ llvm::Error runCheck(const SourceOptions& options, llvm::raw_ostream& out);
 struct BuildOptions {
   SourceOptions sources;
   std::string outputDir;              // -o
-  std::string name;                   // --name; default: the first input's stem
+  std::string name;                   // --name; default: the only input's stem
   std::vector<std::string> archs;     // --arch, repeatable: sm_XX, compute_XX, native, all...
   std::vector<std::string> gencodes;  // --gencode arch=compute_XX,code=..., repeatable
   std::vector<GpuTarget> targets;     // resolved from archs and gencodes (nvcc's default if none)
