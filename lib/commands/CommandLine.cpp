@@ -513,7 +513,10 @@ std::unique_ptr<CLI::App> makeApp(CommandLine& into) {
 
   CLI::App* verify = app->add_subcommand(
       "verify", "Check the files of a build folder against the hashes in its manifest");
-  verify->add_option("outdir", into.verifyDir, "A folder written by tlc build")->required();
+  verify->add_option("outdir", into.verify.outputDir, "A folder written by tlc build")->required();
+  verify->add_flag("--allow-extra", into.verify.allowExtra,
+                   "Allow files the manifest does not list (logs beside the outputs), except "
+                   "shared libraries and Python modules, and any inside the build's folders");
   addColorOption(*verify, into.color);
 
   CLI::App* cache = app->add_subcommand("cache", "Inspect or trim the build cache");

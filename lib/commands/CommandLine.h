@@ -28,7 +28,7 @@ struct CommandLine {
   InspectOptions inspect;
   SourceOptions check;
   BuildOptions build;
-  std::string verifyDir; // verify OUTDIR
+  VerifyOptions verify;
   CacheOptions cache;
   std::string versionCudaPath;           // --version --cuda-path DIR
   ColorChoice color = ColorChoice::Auto; // --color, of the commands that print diagnostics

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     completeSources(line.check, layout);
     return finish(tlc::runCheck(line.check, llvm::outs()));
   case tlc::Command::Verify:
-    return finish(tlc::runVerify(line.verifyDir, llvm::outs()));
+    return finish(tlc::runVerify(line.verify, llvm::outs()));
   case tlc::Command::Cache:
     return finish(tlc::runCache(line.cache, llvm::outs()));
   case tlc::Command::Build:
