@@ -26,8 +26,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <grp.h>
 #include <limits>
 #include <linux/magic.h>
+#include <map>
+#include <mutex>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -126,22 +129,138 @@ uint64_t folderBytes(const std::string& dir) {
   return bytes;
 }
 
+// TLC_CACHE_SHARED_GROUP: the group whose members share the cache (docs/team-cache.md), as
+// ccache's shared caches are (a folder of mode 2775 of that group). `problem` says why the
+// setting cannot be used: then no group is trusted.
+struct SharedGroup {
+  gid_t gid = 0;
+  std::string name;
+  std::string problem;
+};
+
+const std::optional<SharedGroup>& sharedGroup() {
+  static const std::optional<SharedGroup> group = []() -> std::optional<SharedGroup> {
+    const char* name = std::getenv("TLC_CACHE_SHARED_GROUP");
+    if (!name || !*name)
+      return std::nullopt;
+    SharedGroup shared;
+    shared.name = name;
+    struct group entry{};
+    struct group* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getgrnam_r(name, &entry, buffer.data(), buffer.size(), &found) != 0 || !found) {
+      shared.problem = "TLC_CACHE_SHARED_GROUP names no group '" + shared.name + "'";
+      return shared;
+    }
+    shared.gid = found->gr_gid;
+    std::vector<gid_t> mine(static_cast<size_t>(std::max(::getgroups(0, nullptr), 0)));
+    mine.resize(static_cast<size_t>(std::max(::getgroups(mine.size(), mine.data()), 0)));
+    if (::getegid() != shared.gid && !llvm::is_contained(mine, shared.gid))
+      shared.problem =
+          "TLC_CACHE_SHARED_GROUP names group '" + shared.name + "', which you are not a member of";
+    return shared;
+  }();
+  return group;
+}
+
+// The trusted group's id, where TLC_CACHE_SHARED_GROUP names one that can be used.
+std::optional<gid_t> trustedGroup() {
+  const std::optional<SharedGroup>& group = sharedGroup();
+  if (!group || !group->problem.empty())
+    return std::nullopt;
+  return group->gid;
+}
+
+// Whether user `uid` is a member of group `gid` (its primary group or a supplementary one).
+bool isMember(uid_t uid, gid_t gid) {
+  static std::mutex mutex;
+  static std::map<uid_t, bool> known; // one group per process
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(uid); it != known.end())
+    return it->second;
+  bool member = false;
+  struct passwd entry{};
+  struct passwd* found = nullptr;
+  std::vector<char> buffer(16384);
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found) {
+    int count = 64;
+    std::vector<gid_t> groups(count);
+    if (::getgrouplist(found->pw_name, found->pw_gid, groups.data(), &count) < 0) {
+      groups.resize(static_cast<size_t>(count));
+      ::getgrouplist(found->pw_name, found->pw_gid, groups.data(), &count);
+    }
+    groups.resize(static_cast<size_t>(std::max(count, 0)));
+    member = found->pw_gid == gid || llvm::is_contained(groups, gid);
+  }
+  known[uid] = member;
+  return member;
+}
+
+// Owned by this user, or (TLC_CACHE_SHARED_GROUP) by a member of the trusted group and of it.
+bool trustedOwner(const struct stat& status) {
+  if (status.st_uid == ::geteuid())
+    return true;
+  std::optional<gid_t> group = trustedGroup();
+  return group && status.st_gid == *group && isMember(status.st_uid, *group);
+}
+
+// Writable by nobody else, or by the trusted group only.
+bool trustedMode(const struct stat& status) {
+  if (status.st_mode & S_IWOTH)
+    return false;
+  std::optional<gid_t> group = trustedGroup();
+  return !(status.st_mode & S_IWGRP) || (group && status.st_gid == *group);
+}
+
 // Why `path` cannot be trusted as a part of the cache ("" if it can): it must be this user's,
-// of the kind expected, and writable by nobody else.
+// of the kind expected, and writable by nobody else; with TLC_CACHE_SHARED_GROUP, a member's of
+// that group, writable by the group but never by the world.
 std::string distrust(const std::string& path, bool folder) {
   struct stat status{};
   if (::lstat(path.c_str(), &status) != 0)
     return "'" + path + "': " + std::strerror(errno);
   if (folder ? !S_ISDIR(status.st_mode) : !S_ISREG(status.st_mode))
     return "'" + path + "' is not a " + (folder ? "folder" : "regular file");
-  if (status.st_uid != ::geteuid())
-    return "'" + path + "' belongs to user " + std::to_string(status.st_uid) + ", not to you";
-  if (status.st_mode & (S_IWGRP | S_IWOTH)) {
+  if (!trustedOwner(status))
+    return "'" + path + "' belongs to user " + std::to_string(status.st_uid) + ", not to you" +
+           (trustedGroup() ? " nor to a member of group '" + sharedGroup()->name + "' in it" : "");
+  if (!trustedMode(status)) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(status.st_mode & 07777));
-    return "'" + path + "' is writable by other users (mode " + mode + ")";
+    bool groupOnly = !(status.st_mode & S_IWOTH) && !trustedGroup();
+    return "'" + path + "' is writable by other users (mode " + mode + ")" +
+           (groupOnly ? "; for a cache its group shares, set TLC_CACHE_SHARED_GROUP to that "
+                        "group (docs/team-cache.md)"
+                      : "");
   }
   return "";
+}
+
+// The modes of what the cache holds: the user's own, or readable (files) and writable
+// (folders, setgid: what is made in them is the group's) by the trusted group.
+mode_t fileMode() {
+  return trustedGroup() ? 0640 : 0600;
+}
+
+// Makes the folders from `path` up to `top` (created by the caller) the trusted group's, where
+// one is set and they are this user's: the group's, which may read and write them (setgid, so
+// that what is made in them is the group's too: tlc's own are 2770).
+void shareFolders(llvm::StringRef path, llvm::StringRef top) {
+  std::optional<gid_t> group = trustedGroup();
+  if (!group)
+    return;
+  for (llvm::StringRef folder = path; folder.size() >= top.size() && !folder.empty();
+       folder = llvm::sys::path::parent_path(folder)) {
+    struct stat status{};
+    std::string name = folder.str();
+    if (::lstat(name.c_str(), &status) != 0 || !S_ISDIR(status.st_mode) ||
+        status.st_uid != ::geteuid())
+      continue;
+    if (status.st_gid != *group && ::chown(name.c_str(), static_cast<uid_t>(-1), *group) != 0)
+      continue;
+    if ((status.st_mode & 02070) != 02070) // what else the owner allowed stays
+      ::chmod(name.c_str(), (status.st_mode & 07777) | 02070);
+  }
 }
 
 // Why the folders above the cache would let another user replace it ("" if none would): each
@@ -153,9 +272,9 @@ std::string distrustAncestors(const std::string& dir) {
     struct stat status{};
     if (::stat(path.str().c_str(), &status) != 0)
       return "'" + path.str() + "': " + std::strerror(errno);
-    if (status.st_uid != ::geteuid() && status.st_uid != 0)
+    if (status.st_uid != 0 && !trustedOwner(status))
       return "'" + path.str() + "' belongs to user " + std::to_string(status.st_uid);
-    if ((status.st_mode & (S_IWGRP | S_IWOTH)) && !(status.st_mode & S_ISVTX))
+    if (!trustedMode(status) && !(status.st_mode & S_ISVTX))
       return "'" + path.str() + "' is writable by other users";
     if (path == "/")
       break;
@@ -238,8 +357,10 @@ std::string toolContentHash(const std::string& path, const std::string& memoDir)
   // Remembered only when the tool did not change while it was read; a memo that cannot be
   // written costs the next build another read, nothing more.
   if (!memo.empty() && hash != "missing" && fileIdentity(path) == identity &&
-      !llvm::sys::fs::create_directories(memoDir, true, llvm::sys::fs::owner_all))
-    llvm::consumeError(writeFile(memo, hash, 0600));
+      !llvm::sys::fs::create_directories(memoDir, true, llvm::sys::fs::owner_all)) {
+    shareFolders(memoDir, llvm::sys::path::parent_path(memoDir));
+    llvm::consumeError(writeFile(memo, hash, fileMode()));
+  }
   return hash;
 }
 
@@ -315,7 +436,10 @@ llvm::Expected<BuildCache> BuildCache::open(const std::string& dir) {
       return inputError("cannot create '" + parent + "': " + ec.message());
     if (::mkdir(absolute.c_str(), 0700) != 0 && errno != EEXIST)
       return inputError("cannot create '" + absolute + "': " + std::strerror(errno));
+    shareFolders(absolute, absolute); // made for the trusted group, if one is set
   }
+  if (const std::optional<SharedGroup>& group = sharedGroup(); group && !group->problem.empty())
+    return inputError(group->problem);
   llvm::SmallString<256> real;
   if (auto ec = llvm::sys::fs::real_path(absolute, real))
     return inputError("cannot read '" + absolute + "': " + ec.message());
@@ -444,7 +568,7 @@ llvm::Error BuildCache::store(const std::string& key, const std::string& outputs
                               const std::vector<std::string>& dependencies,
                               DependencyHashes& hashes) {
   auto copy = [&](size_t index, const std::string& target) {
-    return copyFile(outputsDir + "/" + files[index].name, target, 0600);
+    return copyFile(outputsDir + "/" + files[index].name, target, fileMode());
   };
   return storeEntry(key, files, copy, dependencies, hashes);
 }
@@ -457,7 +581,7 @@ llvm::Error BuildCache::store(const std::string& key, const std::vector<CachedFi
     return internalError("an entry to store has " + std::to_string(files.size()) +
                          " files but the contents of " + std::to_string(contents.size()));
   auto write = [&](size_t index, const std::string& target) {
-    return writeFile(target, contents[index], 0600);
+    return writeFile(target, contents[index], fileMode());
   };
   return storeEntry(key, files, write, dependencies, hashes);
 }
@@ -468,6 +592,7 @@ BuildCache::storeEntry(const std::string& key, const std::vector<CachedFile>& fi
                        const std::vector<std::string>& dependencies, DependencyHashes& hashes) {
   if (auto ec = llvm::sys::fs::create_directories(tmpDir(), true, llvm::sys::fs::owner_all))
     return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
+  shareFolders(tmpDir(), Dir);
   removeAbandoned(tmpDir(), "entry-");
   removeAbandoned(tmpDir(), "trash-");
   auto staging = LockedFolder::create(tmpDir(), "entry-");
@@ -483,6 +608,7 @@ BuildCache::storeEntry(const std::string& key, const std::vector<CachedFile>& fi
     if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stored), true,
                                                     llvm::sys::fs::owner_all))
       return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
+    shareFolders(llvm::sys::path::parent_path(stored), folder);
     if (llvm::Error error = place(i, stored))
       return error;
     entry["files"].push_back({{"name", files[i].name}, {"sha256", files[i].sha256}});
@@ -494,11 +620,13 @@ BuildCache::storeEntry(const std::string& key, const std::vector<CachedFile>& fi
   }
   // A path that is not UTF-8 is written with replacement characters: that entry never matches.
   std::string json = entry.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (llvm::Error error = writeFile(folder + "/entry.json", json, 0600))
+  if (llvm::Error error = writeFile(folder + "/entry.json", json, fileMode()))
     return error;
   std::string parent = versionDir() + "/" + key;
   if (auto ec = llvm::sys::fs::create_directories(parent, true, llvm::sys::fs::owner_all))
     return inputError("cannot write to the cache '" + Dir + "': " + ec.message());
+  shareFolders(parent, Dir);
+  shareFolders(folder, folder); // the entry itself
   // Failing: another builder stored it first, or an entry that can never be used holds its
   // name (one with an extra file, fetched from a remote before tlc checked), which would make
   // every later build miss: that one is replaced. Either way the staging folder is gone after.
@@ -521,10 +649,13 @@ void BuildCache::count(bool hit) {
   std::string path = versionDir() + "/stats";
   if (llvm::sys::fs::create_directories(versionDir(), true, llvm::sys::fs::owner_all))
     return;
+  shareFolders(versionDir(), Dir);
   int fd = -1;
   if (llvm::sys::fs::openFileForReadWrite(path, fd, llvm::sys::fs::CD_OpenAlways,
-                                          llvm::sys::fs::OF_None, 0600))
+                                          llvm::sys::fs::OF_None, trustedGroup() ? 0660 : 0600))
     return;
+  if (trustedGroup())
+    ::fchmod(fd, 0660); // past the umask: every member counts
   if (!llvm::sys::fs::tryLockFile(fd, std::chrono::milliseconds(2000))) {
     char text[64] = {};
     ssize_t length = ::pread(fd, text, sizeof text - 1, 0);

@@ -1,6 +1,8 @@
 // Printing located diagnostics after the ASTs are gone, as Clang would print them.
 #include "checks/SourceDiagnostics.h"
 
+#include "support/Terminal.h"
+
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/FileManager.h"
@@ -25,6 +27,7 @@ struct SourceDiagnostics::Engine {
     if (FileNames && at.valid())
       at.file = FileNames(at.file);
     clang::SourceLocation location = translate(at);
+    StderrSection section; // printed below any progress line
     unsigned id = Diagnostics.getCustomDiagID(level, "%0");
     if (location.isValid() || !at.valid()) {
       Diagnostics.Report(location, id) << message;

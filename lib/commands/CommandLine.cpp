@@ -78,6 +78,17 @@ void addSourceOptions(CLI::App& command, SourceOptions& options) {
   command.footer(nvccOptionsHelp());
 }
 
+// --color=auto|always|never, for the commands that print diagnostics.
+void addColorOption(CLI::App& command, ColorChoice& color) {
+  command
+      .add_option_function<std::string>(
+          "--color", [&color](const std::string& name) { color = *colorChoiceNamed(name); },
+          "Color in diagnostics: auto (a terminal, TERM not dumb, NO_COLOR unset or empty), "
+          "always, never (default: auto)")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->type_name("WHEN");
+}
+
 void addParseArch(CLI::App& command, SourceOptions& options) {
   command
       .add_option("--arch", options.frontend.arch,
@@ -89,8 +100,9 @@ void addBuildOptions(CLI::App& command, BuildOptions& options) {
   addSourceOptions(command, options.sources);
   command.add_option("-o,--output", options.outputDir, "Output folder (not nvcc's output file)")
       ->required();
-  command.add_option("--name", options.name,
-                     "Module name, the prefix of the API (default: the first file's stem)");
+  command.add_option(
+      "--name", options.name,
+      "Module name, the prefix of the API (default: the input's stem; several inputs need --name)");
   command
       .add_option("--arch", options.archs,
                   "GPU target, repeatable, as nvcc's -arch: sm_XX[a|f] (SASS for sm_XX plus PTX "
@@ -485,20 +497,27 @@ std::unique_ptr<CLI::App> makeApp(CommandLine& into) {
       app->add_subcommand("inspect", "List every kernel of the given files: a table, or --json");
   addSourceOptions(*inspect, into.inspect.sources);
   addParseArch(*inspect, into.inspect.sources);
+  addColorOption(*inspect, into.color);
   inspect->add_flag("--json", into.inspect.json, "Print the module model as JSON");
 
   CLI::App* check = app->add_subcommand(
       "check", "Check that device symbols and launcher names are unique across the files");
   addSourceOptions(*check, into.check);
   addParseArch(*check, into.check);
+  addColorOption(*check, into.color);
 
   CLI::App* build = app->add_subcommand(
       "build", "Compile .cu files into a device image and a launcher library with a C header");
   addBuildOptions(*build, into.build);
+  addColorOption(*build, into.color);
 
   CLI::App* verify = app->add_subcommand(
       "verify", "Check the files of a build folder against the hashes in its manifest");
-  verify->add_option("outdir", into.verifyDir, "A folder written by tlc build")->required();
+  verify->add_option("outdir", into.verify.outputDir, "A folder written by tlc build")->required();
+  verify->add_flag("--allow-extra", into.verify.allowExtra,
+                   "Allow files the manifest does not list (logs beside the outputs), except "
+                   "shared libraries and Python modules, and any inside the build's folders");
+  addColorOption(*verify, into.color);
 
   CLI::App* cache = app->add_subcommand("cache", "Inspect or trim the build cache");
   cache->require_subcommand(1);

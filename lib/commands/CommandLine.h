@@ -8,6 +8,7 @@
 #pragma once
 
 #include "commands/Commands.h"
+#include "support/Terminal.h"
 
 #include <CLI/CLI.hpp>
 
@@ -27,9 +28,10 @@ struct CommandLine {
   InspectOptions inspect;
   SourceOptions check;
   BuildOptions build;
-  std::string verifyDir; // verify OUTDIR
+  VerifyOptions verify;
   CacheOptions cache;
-  std::string versionCudaPath; // --version --cuda-path DIR
+  std::string versionCudaPath;           // --version --cuda-path DIR
+  ColorChoice color = ColorChoice::Auto; // --color, of the commands that print diagnostics
   // Help: the text to print (`--help`, `tlc help [COMMAND]`); None: the usage to show.
   std::string help;
 };

@@ -44,7 +44,7 @@ llvm::Error runCheck(const SourceOptions& options, llvm::raw_ostream& out);
 struct BuildOptions {
   SourceOptions sources;
   std::string outputDir;              // -o
-  std::string name;                   // --name; default: the first input's stem
+  std::string name;                   // --name; default: the only input's stem
   std::vector<std::string> archs;     // --arch, repeatable: sm_XX, compute_XX, native, all...
   std::vector<std::string> gencodes;  // --gencode arch=compute_XX,code=..., repeatable
   std::vector<GpuTarget> targets;     // resolved from archs and gencodes (nvcc's default if none)
@@ -80,7 +80,15 @@ struct BuildOptions {
 llvm::Error runBuild(const BuildOptions& options);
 
 // `tlc verify OUTDIR`: each output's SHA-256 against the manifest; InputError on a mismatch.
-llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out);
+struct VerifyOptions {
+  std::string outputDir;
+  // --allow-extra: files the manifest does not list are allowed (CI artifacts carry logs beside
+  // the outputs), except those the library or the Python package could load in place of another
+  // (a shared library, a Python module) and any inside the folders the manifest lists.
+  bool allowExtra = false;
+};
+
+llvm::Error runVerify(const VerifyOptions& options, llvm::raw_ostream& out);
 
 enum class CacheAction { Stats, Clear, Prune };
 

@@ -77,6 +77,21 @@ std::set<std::string> filesIn(const std::string& dir) {
   return names;
 }
 
+// Whether an unlisted `file` (relative to the folder) may stay under --allow-extra: not one the
+// library or the Python package could load in its folder (libNAME.so's RUNPATH is $ORIGIN: a
+// libcuda.so.1 beside it would be loaded), and not inside a folder the manifest lists (the
+// package).
+bool harmlessExtra(llvm::StringRef file, const std::set<std::string>& listedFolders) {
+  for (llvm::StringRef folder = llvm::sys::path::parent_path(file); !folder.empty();
+       folder = llvm::sys::path::parent_path(folder))
+    if (listedFolders.count(folder.str()))
+      return false;
+  llvm::StringRef name = llvm::sys::path::filename(file);
+  bool sharedLibrary = name.ends_with(".so") || name.contains(".so.");
+  bool pythonModule = name.ends_with(".py") || name.ends_with(".pyc");
+  return !sharedLibrary && !pythonModule;
+}
+
 // Why the listed output `name` in `dir` is not a file of the folder's own ("" when it is): a
 // symbolic link on its way, or something other than a regular file at its end.
 std::string notOwnFile(const std::string& dir, llvm::StringRef name) {
@@ -101,7 +116,8 @@ std::string notOwnFile(const std::string& dir, llvm::StringRef name) {
 
 } // namespace
 
-llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
+llvm::Error runVerify(const VerifyOptions& options, llvm::raw_ostream& out) {
+  const std::string& outputDir = options.outputDir;
   if (!llvm::sys::fs::is_directory(outputDir))
     return inputError("'" + outputDir + "' is not a folder");
   auto lock = PublishedFolderLock::take(outputDir, /*exclusive=*/false);
@@ -124,6 +140,7 @@ llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
 
   std::string mismatches;
   std::set<std::string> unlisted = filesIn(outputDir);
+  std::set<std::string> listedFolders;
   unlisted.erase(manifest->file);
   for (const FileDigest& output : *listed) {
     const std::string& file = output.path;
@@ -131,8 +148,10 @@ llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
     unlisted.erase(file);
     // The folders the file is in (the Python package's) are listed with it.
     for (llvm::StringRef folder = llvm::sys::path::parent_path(file); !folder.empty();
-         folder = llvm::sys::path::parent_path(folder))
+         folder = llvm::sys::path::parent_path(folder)) {
       unlisted.erase(folder.str());
+      listedFolders.insert(folder.str());
+    }
     if (std::string why = notOwnFile(outputDir, file); !why.empty()) {
       mismatches += "\n  " + file + ": " + why;
       continue;
@@ -145,12 +164,29 @@ llvm::Error runVerify(const std::string& outputDir, llvm::raw_ostream& out) {
       mismatches += "\n  " + file + ": SHA-256 " + *digest + ", manifest says " + sha;
     }
   }
-  for (const std::string& file : unlisted)
-    mismatches += "\n  " + file + ": not in the manifest";
+  unsigned extra = 0;
+  for (const std::string& file : unlisted) {
+    if (options.allowExtra && harmlessExtra(file, listedFolders)) {
+      ++extra;
+      continue;
+    }
+    mismatches += "\n  " + file + ": not in the manifest" +
+                  (options.allowExtra ? " (and not allowed by --allow-extra: " +
+                                            std::string(harmlessExtra(file, {})
+                                                            ? "inside a folder of the build's"
+                                                            : "a file the library could load") +
+                                            ")"
+                                      : "");
+  }
+  if (!mismatches.empty() && !options.allowExtra && !unlisted.empty())
+    mismatches += "\n(tlc verify --allow-extra allows files the manifest does not list)";
   if (!mismatches.empty())
     return inputError("'" + outputDir + "' does not match its manifest:" + mismatches);
   out << "ok: " << listed->size() << " files of " << stringAt(document, "name").value_or("?")
-      << " match the manifest\n";
+      << " match the manifest";
+  if (extra)
+    out << " (" << extra << " other " << (extra == 1 ? "entry" : "entries") << " allowed)";
+  out << "\n";
   return llvm::Error::success();
 }
 

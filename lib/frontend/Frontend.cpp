@@ -6,6 +6,7 @@
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Jobserver.h"
+#include "support/Terminal.h"
 
 #include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -424,6 +425,7 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
 
   unsigned errors = 0;
   std::vector<TranslationUnitFacts> units;
+  StderrSection section; // the diagnostics below no progress line
   for (UnitOutcome& outcome : outcomes) {
     diagnostics << outcome.diagnostics;
     errors += outcome.errors;

@@ -39,10 +39,20 @@ static std::string nameWithoutAnonymousNamespaces(std::string name) {
   return name;
 }
 
-static std::string baseName(const Kernel& kernel) {
-  std::string base = kernel.explicitName.empty()
-                         ? identifierFrom(nameWithoutAnonymousNamespaces(kernel.name))
-                         : kernel.explicitName;
+// The kernel's qualified name without an outermost namespace named as the module, which the
+// API's prefix repeats.
+static std::string nameInModule(std::string name, const std::string& moduleName) {
+  std::string prefix = moduleName + "::";
+  if (!moduleName.empty() && llvm::StringRef(name).starts_with(prefix))
+    name.erase(0, prefix.size());
+  return name;
+}
+
+static std::string baseName(const Kernel& kernel, const std::string& moduleName) {
+  std::string base =
+      kernel.explicitName.empty()
+          ? identifierFrom(nameInModule(nameWithoutAnonymousNamespaces(kernel.name), moduleName))
+          : kernel.explicitName;
   return base + templateSuffix(kernel);
 }
 
@@ -92,13 +102,14 @@ static std::string typeable(const Kernel& kernel, const std::string& full) {
   return base + "_" + sha256Hex(full).substr(0, 8);
 }
 
-bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagnostics) {
+bool assignLauncherNames(std::vector<Kernel>& kernels, SourceDiagnostics& diagnostics,
+                         const std::string& moduleName) {
   std::map<std::string, std::vector<const Kernel*>> byBase;
   for (const Kernel& kernel : kernels)
-    byBase[baseName(kernel)].push_back(&kernel);
+    byBase[baseName(kernel, moduleName)].push_back(&kernel);
   std::map<std::string, std::vector<Kernel*>> byName; // after input prefixes
   for (Kernel& kernel : kernels) {
-    std::string base = baseName(kernel);
+    std::string base = baseName(kernel, moduleName);
     byName[inputPrefix(kernel, byBase[base]) + base].push_back(&kernel);
   }
   for (auto& [base, group] : byName) {

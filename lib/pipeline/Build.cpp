@@ -37,6 +37,7 @@
 #include "support/Identifiers.h"
 #include "support/Interrupts.h"
 #include "support/Jobserver.h"
+#include "support/Process.h"
 #include "support/StartUp.h"
 #include "support/Terminal.h"
 
@@ -55,9 +56,10 @@ namespace tlc {
 
 namespace {
 
-// The module's name: --name, else the first input's stem. It prefixes the whole generated API,
-// so it must be a C identifier, and it may not begin with tlc_'s own prefix (`tlc`, `TLC_`...),
-// which keeps every name tlc makes (tlc_NAME_*, TLC_NAME_*) apart from every launcher (NAME_*).
+// The module's name: --name, else the only input's stem (several need --name: checkNameGiven). It
+// prefixes the whole generated API, so it must be a C identifier, and it may not begin with tlc_'s
+// own prefix (`tlc`, `TLC_`...), which keeps every name tlc makes (tlc_NAME_*, TLC_NAME_*) apart
+// from every launcher (NAME_*).
 llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   std::string name = options.name;
   std::string source = "--name '" + name + "'";
@@ -76,6 +78,69 @@ llvm::Expected<std::string> moduleName(const BuildOptions& options) {
                       " begins with tlc's own prefix, which names the API every "
                       "module shares (tlc_config, tlc_NAME_load, ...); choose another with --name");
   return name;
+}
+
+// A file or folder name as a module name to suggest: each run of other characters than letters,
+// digits and `_` one `_` (`my-kernels.v2` -> my_kernels_v2); "kernels" where that is no name tlc
+// allows.
+std::string suggestedNameFrom(llvm::StringRef spelling) {
+  std::string name;
+  for (char c : spelling) {
+    bool kept = llvm::isAlnum(c) || c == '_';
+    if (kept)
+      name += c;
+    else if (!name.empty() && name.back() != '_')
+      name += '_';
+  }
+  while (!name.empty() && name.back() == '_')
+    name.pop_back();
+  std::string folded = llvm::StringRef(name).lower();
+  if (!isCIdentifier(name) || folded == "tlc" || llvm::StringRef(folded).starts_with("tlc_"))
+    return "kernels";
+  return name;
+}
+
+// The module name to suggest where tlc does not choose one: the output folder's.
+std::string suggestedName(const BuildOptions& options) {
+  llvm::SmallString<256> folder(options.outputDir);
+  llvm::sys::fs::make_absolute(folder);
+  llvm::sys::path::remove_dots(folder, /*remove_dot_dot=*/true);
+  return suggestedNameFrom(llvm::sys::path::filename(folder));
+}
+
+// Several inputs make one module, whose name prefixes the whole API: no one input's name is the
+// module's, so the user names it (a three-file build named after its first file reads wrong).
+llvm::Error checkNameGiven(const BuildOptions& options) {
+  const std::vector<std::string>& inputs = options.sources.inputs;
+  if (inputs.size() < 2 || !options.name.empty())
+    return llvm::Error::success();
+  return usageError(
+      std::to_string(inputs.size()) +
+      " inputs make one module, which needs a name: give --name NAME (it names "
+      "libNAME.so and NAME.h and prefixes every launcher, NAME_kernel), e.g. --name " +
+      suggestedName(options) + " (a single input's module is named after it)");
+}
+
+// -o is the output folder. Named like one of the files a build writes (`-o x/libconvert.so`),
+// it is a mistake tlc would otherwise make into a folder of that name.
+llvm::Error checkOutputIsFolder(const BuildOptions& options) {
+  llvm::StringRef output = options.outputDir;
+  if (output.ends_with("/")) // said to be a folder
+    return llvm::Error::success();
+  llvm::StringRef file = llvm::sys::path::filename(output);
+  llvm::StringRef suffix = llvm::sys::path::extension(file);
+  if (!llvm::is_contained({".so", ".a", ".cubin", ".fatbin", ".ptx", ".h", ".json"}, suffix))
+    return llvm::Error::success();
+  llvm::StringRef stem = llvm::sys::path::stem(file);
+  if (suffix == ".so" || suffix == ".a")
+    stem.consume_front("lib");
+  std::string name = options.name.empty() ? suggestedNameFrom(stem) : options.name;
+  llvm::StringRef parent = llvm::sys::path::parent_path(output);
+  return usageError("-o '" + output.str() + "' names a " + suffix.str() +
+                    " file, but -o is the output folder, into which tlc writes libNAME.so, "
+                    "NAME.h, NAME.json and the device image; for files named '" +
+                    name + "', give -o " + shellQuote({parent.empty() ? "." : parent.str()}) +
+                    " --name " + name);
 }
 
 // Each input once: the same file twice would define every kernel twice.
@@ -577,7 +642,7 @@ private:
                         (module.otherEntries.empty()
                              ? ": nvcc's image holds none"
                              : ": nvcc's image holds library kernels only"));
-    if (!assignLauncherNames(module.kernels, diagnostics))
+    if (!assignLauncherNames(module.kernels, diagnostics, Name))
       return reportedInputError("launcher names collide");
     deriveFacts(module);
     // --entry names kernels by their final symbols too; the others stay in the image.
@@ -980,7 +1045,11 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
     return usageError("-o '' names no folder");
   if (llvm::Error error = checkInputFiles(requested.sources.inputs))
     return error;
+  if (llvm::Error error = checkOutputIsFolder(requested))
+    return error;
   if (llvm::Error error = checkDistinctInputs(requested.sources.inputs))
+    return error;
+  if (llvm::Error error = checkNameGiven(requested))
     return error;
   if (llvm::Error error = checkTemporaryFolder()) // before nvcc's probes need it
     return error;

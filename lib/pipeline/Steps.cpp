@@ -15,18 +15,13 @@
 
 namespace tlc {
 
-static std::mutex& outputMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
 Progress::Progress(unsigned total, bool quiet)
     : Total(total), Quiet(quiet), Terminal(stderrIsTerminal()) {
 }
 
 Progress::~Progress() {
   if (Terminal && Shown)
-    llvm::errs() << "\n";
+    endStatusLine();
 }
 
 void Progress::start(const std::string& description) {
@@ -35,11 +30,12 @@ void Progress::start(const std::string& description) {
   std::lock_guard<std::mutex> lock(Mutex);
   std::string line =
       "[" + std::to_string(++Done) + "/" + std::to_string(Total) + "] " + description;
-  if (Terminal)
-    llvm::errs() << "\r" << line << "\x1b[K"; // ninja-style: rewrite the status line
-  else
+  if (Terminal) {
+    showStatusLine(line);
+  } else {
+    StderrSection section;
     llvm::errs() << line << "\n";
-  llvm::errs().flush();
+  }
   Shown = true;
 }
 
@@ -56,7 +52,7 @@ static std::string runnable(const Step& step) {
 
 llvm::Error StepRunner::run(const Step& step) const {
   if (verbose) {
-    std::lock_guard<std::mutex> lock(outputMutex());
+    StderrSection section;
     llvm::errs() << runnable(step) << "\n";
   }
   RunOptions options;
@@ -90,7 +86,7 @@ llvm::Error StepRunner::run(const Step& step) const {
   if (!output.empty()) {
     // A step's warnings, once: compiling an input for several targets repeats them.
     static std::set<std::string> shown;
-    std::lock_guard<std::mutex> lock(outputMutex());
+    StderrSection section;
     if (shown.insert(output).second)
       llvm::errs() << output;
   }

@@ -27,10 +27,11 @@ Kernel kernel(const std::string& name, std::vector<std::string> paramTypes,
   return k;
 }
 
-std::vector<std::string> launchers(std::vector<Kernel> kernels, bool& ok, std::string& messages) {
+std::vector<std::string> launchers(std::vector<Kernel> kernels, bool& ok, std::string& messages,
+                                   const std::string& moduleName = "") {
   llvm::raw_string_ostream os(messages);
   SourceDiagnostics diagnostics(os, false);
-  ok = assignLauncherNames(kernels, diagnostics);
+  ok = assignLauncherNames(kernels, diagnostics, moduleName);
   std::vector<std::string> names;
   for (const Kernel& k : kernels)
     names.push_back(k.launcher);
@@ -63,6 +64,29 @@ TEST_CASE("launcher names: plain, namespaced, template, overloads, explicit", "[
   CHECK(names == std::vector<std::string>{"saxpy", "nn_act_gelu", "copy_vec_float_4",
                                           "scale_float_ptr_float", "scale_double_ptr_double",
                                           "noargs", "custom"});
+}
+
+TEST_CASE("a namespace named as the module is not repeated in launcher names", "[naming]") {
+  bool ok = false;
+  std::string messages;
+  // Module mylib: mylib::axpy is mylib_axpy in the API (the prefix), not mylib_mylib_axpy; only
+  // the outermost namespace goes, and only that exact one.
+  auto names = launchers(
+      {kernel("mylib::axpy", {"float *", "float"}), kernel("mylib::axpy", {"double *", "double"}),
+       kernel("mylib::detail::fill", {"int *"}), kernel("other::mylib::copy", {"int *"}),
+       kernel("mylibx::scale", {"int"}), kernel("mylib::tiled", {"float *"}, {"float", "4"})},
+      ok, messages, "mylib");
+  CHECK(ok);
+  CHECK(names == std::vector<std::string>{"axpy_float_ptr_float", "axpy_double_ptr_double",
+                                          "detail_fill", "other_mylib_copy", "mylibx_scale",
+                                          "tiled_float_4"});
+  // Without a module name (tlc inspect, check) the namespace stays.
+  CHECK(launchers({kernel("mylib::axpy", {"float *"})}, ok, messages) ==
+        std::vector<std::string>{"mylib_axpy"});
+  // The kernel that drops its namespace may then collide with one outside it: reported.
+  launchers({kernel("mylib::axpy", {"float *"}), kernel("axpy", {"float *"})}, ok, messages,
+            "mylib");
+  CHECK(!ok);
 }
 
 TEST_CASE("overload suffixes do not depend on declaration order", "[naming]") {

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   if (!parsed)
     return finish(parsed.takeError());
   tlc::CommandLine& line = *parsed;
+  tlc::setColorChoice(line.color);
   // The commands that parse sources need the working folder (Clang's file system takes it as
   // given: one removed under tlc would end the parse in "out of memory").
   if (line.command == tlc::Command::Inspect || line.command == tlc::Command::Check ||
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
     completeSources(line.check, layout);
     return finish(tlc::runCheck(line.check, llvm::outs()));
   case tlc::Command::Verify:
-    return finish(tlc::runVerify(line.verifyDir, llvm::outs()));
+    return finish(tlc::runVerify(line.verify, llvm::outs()));
   case tlc::Command::Cache:
     return finish(tlc::runCache(line.cache, llvm::outs()));
   case tlc::Command::Build:
