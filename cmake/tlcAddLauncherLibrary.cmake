@@ -58,7 +58,7 @@ endmacro()
 # run more than S tools, and a library alone in its pool still gets all S. A TLC_JOBS the project
 # set itself is left alone; where the size is unknown (no JOB_POOLS entry, or another generator,
 # which ignores pools) tlc gets no --jobs and bounds itself: make's jobserver where make offers
-# it, else make's -jN, else all cores (README, "Job limits").
+# it, else make's -jN, else all cores (docs/internals.md, "Job limits").
 function(_tlc_assign_pool_jobs)
   get_property(libraries GLOBAL PROPERTY _TLC_POOLED_LIBRARIES)
   get_property(pools GLOBAL PROPERTY JOB_POOLS)
