@@ -58,7 +58,7 @@ endmacro()
 # run more than S tools, and a library alone in its pool still gets all S. A TLC_JOBS the project
 # set itself is left alone; where the size is unknown (no JOB_POOLS entry, or another generator,
 # which ignores pools) tlc gets no --jobs and bounds itself: make's jobserver where make offers
-# it, else make's -jN, else all cores (README, "Job limits").
+# it, else make's -jN, else all cores (docs/internals.md, "Job limits").
 function(_tlc_assign_pool_jobs)
   get_property(libraries GLOBAL PROPERTY _TLC_POOLED_LIBRARIES)
   get_property(pools GLOBAL PROPERTY JOB_POOLS)
@@ -93,6 +93,39 @@ function(_tlc_assign_pool_jobs)
       set_target_properties(${library} PROPERTIES TLC_JOBS ${jobs})
     endif()
   endforeach()
+endfunction()
+
+# The script that merges the launcher libraries' compilation databases into the project's.
+set(_TLC_MERGE_COMPILE_COMMANDS_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/tlcMergeCompileCommands.cmake")
+set_property(GLOBAL PROPERTY _TLC_MERGE_COMPILE_COMMANDS_SCRIPT
+             "${_TLC_MERGE_COMPILE_COMMANDS_SCRIPT}")
+
+# With CMAKE_EXPORT_COMPILE_COMMANDS, clangd reads ${CMAKE_BINARY_DIR}/compile_commands.json,
+# which CMake writes when it generates the build system, without the kernels (tlc compiles them,
+# not CMake). One target, run after every launcher library's tlc, puts their databases' entries
+# into it (tlcMergeCompileCommands.cmake says how); run once, at the end of the top-level
+# CMakeLists.txt, when every library is known. It runs again only when a tlc ran or CMake
+# rewrote the file (its depfile names the file), so a build with nothing to do stays one.
+function(_tlc_add_compile_commands_merge)
+  get_property(databases GLOBAL PROPERTY _TLC_MERGED_COMPILE_COMMANDS)
+  get_property(stamps GLOBAL PROPERTY _TLC_MERGED_STAMPS)
+  get_property(targets GLOBAL PROPERTY _TLC_MERGED_TARGETS)
+  get_property(script GLOBAL PROPERTY _TLC_MERGE_COMPILE_COMMANDS_SCRIPT)
+  set(state "${CMAKE_BINARY_DIR}/CMakeFiles/tlc_compile_commands")
+  set(stamp "${state}/merged.stamp")
+  file(MAKE_DIRECTORY "${state}")
+  add_custom_command(
+    OUTPUT "${stamp}"
+    COMMAND "${CMAKE_COMMAND}" "-DOUTPUT=${CMAKE_BINARY_DIR}/compile_commands.json"
+            "-DDATABASES=${databases}" "-DSTATE=${state}" "-DDEPFILE=${state}/merged.d"
+            "-DTARGET=${stamp}" -P "${script}"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
+    DEPENDS ${stamps} "${script}"
+    DEPFILE "${state}/merged.d"
+    COMMENT "tlc: adding the kernels to compile_commands.json"
+    VERBATIM)
+  add_custom_target(tlc_compile_commands ALL DEPENDS "${stamp}")
+  add_dependencies(tlc_compile_commands ${targets})
 endfunction()
 
 #[=======================================================================[.rst:
@@ -169,7 +202,10 @@ Arguments
   Where to write the compilation database of the kernels (``tlc build --compile-commands-out``):
   one entry per source with the flags tlc's Clang parse uses, for clangd. Default:
   ``${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/tlc_<name>/compile_commands.json``, also the target
-  property ``TLC_COMPILE_COMMANDS``. ``NO_COMPILE_COMMANDS`` writes none.
+  property ``TLC_COMPILE_COMMANDS``. ``NO_COMPILE_COMMANDS`` writes none. Where
+  ``CMAKE_EXPORT_COMPILE_COMMANDS`` is true, the build also puts its entries into
+  ``${CMAKE_BINARY_DIR}/compile_commands.json`` (the target ``tlc_compile_commands``), where
+  clangd finds them with CMake's own.
 
 ``CMAKE_CUDA_COMPILER_LAUNCHER`` (ccache, sccache), where set, is passed as ``--launcher``.
 
@@ -343,7 +379,8 @@ function(tlc_add_launcher_library name)
   set(stamp "${stateDir}/${name}.stamp")
   set(depfile "${stateDir}/${name}.d")
 
-  # The kernels' compilation database, for clangd (docs/cmake.md says how to merge it).
+  # The kernels' compilation database, for clangd; with CMAKE_EXPORT_COMPILE_COMMANDS merged into
+  # the project's (_tlc_add_compile_commands_merge).
   set(compileCommands)
   if(NOT ARG_NO_COMPILE_COMMANDS)
     set(compileCommands "${stateDir}/compile_commands.json")
@@ -353,6 +390,16 @@ function(tlc_add_launcher_library name)
                  NORMALIZE)
     endif()
     list(APPEND args --compile-commands-out "${compileCommands}")
+    if(CMAKE_EXPORT_COMPILE_COMMANDS)
+      set_property(GLOBAL APPEND PROPERTY _TLC_MERGED_COMPILE_COMMANDS "${compileCommands}")
+      set_property(GLOBAL APPEND PROPERTY _TLC_MERGED_STAMPS "${stamp}")
+      set_property(GLOBAL APPEND PROPERTY _TLC_MERGED_TARGETS ${name}_tlc)
+      get_property(deferred GLOBAL PROPERTY _TLC_COMPILE_COMMANDS_DEFERRED)
+      if(NOT deferred)
+        set_property(GLOBAL PROPERTY _TLC_COMPILE_COMMANDS_DEFERRED TRUE)
+        cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _tlc_add_compile_commands_merge)
+      endif()
+    endif()
   endif()
 
   # --jobs from the target property TLC_JOBS, read when the build files are generated: for a

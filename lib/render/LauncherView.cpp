@@ -93,6 +93,14 @@ static void addToolkitHeader(const CType& type, std::set<std::string>& headers) 
     headers.insert(type.header);
 }
 
+// A single pointer to one of tlc's 16-bit float mirrors (tlc_half*, const tlc_bfloat162*): in C++
+// NAME.h's overload also takes the CUDA type's pointer there (tlc_cuda_pointer, tlc/launcher.h).
+static bool takesCudaPointer(const CType& type) {
+  bool mirror = type.baseKind == CType::Base::Half || type.baseKind == CType::Base::BFloat16 ||
+                type.baseKind == CType::Base::Half2 || type.baseKind == CType::Base::BFloat162;
+  return mirror && type.pointers.size() == 1;
+}
+
 // The byte structs of untyped parameters, one per C type, in size and alignment order.
 static nlohmann::json byteTypes(const Module& module) {
   std::map<std::pair<uint64_t, uint64_t>, std::string> types;
@@ -137,10 +145,16 @@ static void addPresentationHelpers(const Module& module, const LauncherFacts& fa
     kernelView["has_untyped_params"] = !untyped.empty();
     kernelView["untyped_params"] = std::move(untyped);
     anyTensorMaps |= kernel.tensorMapCount != 0;
-    for (const Param& param : kernel.params) {
+    bool cudaPointers = false;
+    for (size_t p = 0; p < kernel.params.size(); ++p) {
+      const Param& param = kernel.params[p];
       anyEmpty |= param.kind == ParamKind::Empty;
       addToolkitHeader(param.ctype, toolkitHeaders);
+      bool cudaPointer = !param.tensorMap && takesCudaPointer(param.ctype);
+      kernelView["params"][p]["cuda_pointer"] = cudaPointer;
+      cudaPointers |= cudaPointer;
     }
+    kernelView["has_cuda_pointers"] = cudaPointers;
   }
   view["kernel_count"] = module.kernels.size();
   view["has_records"] = !module.records.empty();

@@ -118,3 +118,132 @@ typedef struct tlc_bfloat162 {
 #endif
 
 #endif /* TLC_LAUNCHER_TYPES */
+
+/* Conveniences over the types above, each under a guard of its own rather than
+   TLC_LAUNCHER_TYPES: a header from an older tlc included first still leaves them to be defined
+   here. */
+
+/* C: 16-bit floats from and to float, as the CUDA toolkit's host conversions do them
+   (__float2half_rn, __float2bfloat16_rn, __half2float, __bfloat162float), bit for bit:
+   round-to-nearest-even, overflow to infinity, subnormals kept, and any NaN becomes the canonical
+   NaN those give (0x7fff; 0x7fffffff back to float). */
+#ifndef TLC_FLOAT_CONVERSIONS
+#define TLC_FLOAT_CONVERSIONS 1
+static inline uint32_t tlc_float_bits(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+static inline float tlc_float_of_bits(uint32_t bits) {
+  float value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+/* Drops the low `shift` bits of `bits`, rounding to nearest, ties to even. */
+static inline uint32_t tlc_round_shift(uint32_t bits, unsigned shift) {
+  uint32_t kept = bits >> shift;
+  uint32_t rest = bits & ((1u << shift) - 1u);
+  uint32_t half = 1u << (shift - 1u);
+  return kept + (uint32_t)(rest > half || (rest == half && (kept & 1u)));
+}
+static inline tlc_half tlc_half_from_float(float value) {
+  uint32_t bits = tlc_float_bits(value);
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  uint32_t magnitude = bits & 0x7fffffffu;
+  tlc_half out;
+  if (magnitude > 0x7f800000u) /* NaN */
+    out.bits = 0x7fffu;
+  else if (magnitude >= 0x477ff000u) /* rounds to at least 65536, or infinity: infinity */
+    out.bits = (uint16_t)(sign | 0x7c00u);
+  else if (magnitude >= 0x38800000u) /* a normal half: rebias the exponent, round the mantissa */
+    out.bits = (uint16_t)(sign | tlc_round_shift(magnitude - 0x38000000u, 13));
+  else if (magnitude < 0x33000001u) /* at most half the smallest subnormal: zero */
+    out.bits = (uint16_t)sign;
+  else /* a subnormal half: the mantissa with its implicit bit, shifted by the exponent's lack */
+    out.bits = (uint16_t)(sign | tlc_round_shift((magnitude & 0x7fffffu) | 0x800000u,
+                                                 126u - (magnitude >> 23)));
+  return out;
+}
+static inline float tlc_half_to_float(tlc_half value) {
+  uint32_t sign = (uint32_t)(value.bits & 0x8000u) << 16;
+  uint32_t exponent = (value.bits >> 10) & 0x1fu;
+  uint32_t mantissa = value.bits & 0x3ffu;
+  if (exponent == 0x1fu) /* infinity keeps its sign; NaN becomes the canonical float NaN */
+    return tlc_float_of_bits(mantissa ? 0x7fffffffu : (sign | 0x7f800000u));
+  if (exponent == 0) { /* zero or subnormal: exact in float, mantissa * 2^-24 */
+    float magnitude = (float)mantissa * (1.0f / 16777216.0f);
+    return sign ? -magnitude : magnitude;
+  }
+  return tlc_float_of_bits(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+}
+static inline tlc_bfloat16 tlc_bfloat16_from_float(float value) {
+  uint32_t bits = tlc_float_bits(value);
+  tlc_bfloat16 out;
+  if ((bits & 0x7fffffffu) > 0x7f800000u) /* NaN */
+    out.bits = 0x7fffu;
+  else /* the top half, rounded; a carry out of the mantissa bumps the exponent, to inf at most */
+    out.bits = (uint16_t)tlc_round_shift(bits, 16);
+  return out;
+}
+static inline float tlc_bfloat16_to_float(tlc_bfloat16 value) {
+  return tlc_float_of_bits((uint32_t)value.bits << 16);
+}
+#endif /* TLC_FLOAT_CONVERSIONS */
+
+/* C++: the CUDA types where a launcher takes tlc's. A launcher's parameter `tlc_half* x` also
+   takes a `__half*` (likewise const, __nv_bfloat16, __half2, __nv_bfloat162) through
+   tlc_cuda_pointer, and every launcher has an overload taking dim3 grid and block in place of the
+   config (NAME.h declares both). The CUDA types are forward-declared here as cuda_fp16.h and
+   cuda_bf16.h declare them, and dim3 comes from the toolkit's vector_types.h, so NAME.h may be
+   included before or after the CUDA headers. */
+#if defined(__cplusplus) && !defined(TLC_CUDA_TYPES)
+#define TLC_CUDA_TYPES 1
+#include <type_traits>
+#include <vector_types.h>
+struct __half;
+struct __half2;
+struct __nv_bfloat16;
+struct __nv_bfloat162;
+
+/* tlc_mirror_of<T>::type: the tlc type T is laid out as, void for any other T. */
+template <typename T> struct tlc_mirror_of {
+  typedef void type;
+};
+template <> struct tlc_mirror_of<__half> {
+  typedef tlc_half type;
+};
+template <> struct tlc_mirror_of<__half2> {
+  typedef tlc_half2 type;
+};
+template <> struct tlc_mirror_of<__nv_bfloat16> {
+  typedef tlc_bfloat16 type;
+};
+template <> struct tlc_mirror_of<__nv_bfloat162> {
+  typedef tlc_bfloat162 type;
+};
+
+/* A Mirror* that a pointer to the CUDA type Mirror mirrors converts to as well, keeping const:
+   a const __half* goes where a const tlc_half* does, never where a tlc_half* does. */
+template <typename Mirror> struct tlc_cuda_pointer {
+  Mirror* pointer;
+  tlc_cuda_pointer(Mirror* value) : pointer(value) {}
+  template <typename T,
+            typename = typename std::enable_if<
+                std::is_same<typename tlc_mirror_of<typename std::remove_const<T>::type>::type,
+                             typename std::remove_const<Mirror>::type>::value &&
+                (std::is_const<Mirror>::value || !std::is_const<T>::value)>::type>
+  tlc_cuda_pointer(T* value) : pointer(reinterpret_cast<Mirror*>(value)) {}
+};
+
+/* A config as tlc_config_defaults() makes it, with grid and block from dim3s. */
+static inline tlc_config tlc_config_dims(dim3 grid, dim3 block) {
+  tlc_config config = tlc_config_defaults();
+  config.grid[0] = grid.x;
+  config.grid[1] = grid.y;
+  config.grid[2] = grid.z;
+  config.block[0] = block.x;
+  config.block[1] = block.y;
+  config.block[2] = block.z;
+  return config;
+}
+#endif /* TLC_CUDA_TYPES */
