@@ -9,11 +9,12 @@
 namespace tlc {
 
 std::string cParameterName(const std::string& name) {
-  // C keywords that are not C++ keywords, and the launcher's own parameter and local names.
+  // C keywords that are not C++ keywords, and the launcher's own parameter and local names
+  // (the C++ overloads' grid_dims and block_dims included).
   static const char* const reserved[] = {
-      "restrict",      "_Bool",   "_Complex", "_Imaginary", "_Alignas",
-      "_Alignof",      "_Atomic", "_Generic", "_Noreturn",  "_Static_assert",
-      "_Thread_local", "config",  "args",     "tensors"};
+      "restrict", "_Bool",    "_Complex",  "_Imaginary",     "_Alignas",      "_Alignof",
+      "_Atomic",  "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "config",
+      "args",     "tensors",  "grid_dims", "block_dims"};
   bool clash = std::find(std::begin(reserved), std::end(reserved), name) != std::end(reserved);
   return clash ? name + "_" : name;
 }
