@@ -37,6 +37,20 @@ extern char** environ;
 
 namespace {
 
+// This runner is built with the sanitizers tlc is (scripts/sanitize corpus): then a case that
+// caps tlc's address space cannot run.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kUnderAddressSanitizer = true;
+#else
+constexpr bool kUnderAddressSanitizer = false;
+#endif
+#else
+constexpr bool kUnderAddressSanitizer = false;
+#endif
+
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
@@ -290,7 +304,8 @@ public:
   }
 
 private:
-  // "needs": ["root"] or ["mount"]: skipped, saying why, where the environment cannot.
+  // "needs": ["root"], ["mount"], ["nobody"], ["address-limit"]: skipped, saying why, where the
+  // environment cannot.
   bool requirementsMet() const {
     for (const Json& need : Spec.value("needs", Json::array())) {
       std::string why;
@@ -298,6 +313,9 @@ private:
         why = "it needs root (it creates files of another user)";
       if (need == "mount" && !canMount())
         why = "this machine does not let the tests mount a small tmpfs";
+      if (need == "address-limit" && kUnderAddressSanitizer)
+        why = "tlc runs under AddressSanitizer, whose shadow memory needs more address space than "
+              "the case's prlimit --as allows";
       if (need == "nobody") {
         auto setpriv = tlc::findProgram("setpriv");
         if (!setpriv) {

@@ -336,11 +336,13 @@ TEST_CASE("the launcher view is the model's JSON plus a build section and helper
     CHECK(stripped.erase(helper) == 1);
   for (nlohmann::json& kernel : stripped["kernels"]) {
     for (const char* helper : {"tensor_map_c_names", "targets_mask", "has_location",
-                               "untyped_params", "has_untyped_params"})
+                               "untyped_params", "has_untyped_params", "has_cuda_pointers"})
       CHECK(kernel.erase(helper) == 1);
-    for (nlohmann::json& param : kernel["params"])
+    for (nlohmann::json& param : kernel["params"]) {
+      CHECK(param.erase("cuda_pointer") == 1);
       if (param["is_tensor_map"] == true)
         CHECK(param["tensor_map"].erase("table_row") == 1);
+    }
   }
   CHECK(stripped == model);
 
