@@ -499,6 +499,22 @@ std::string placeholder(const NvccOption& option) {
 
 } // namespace
 
+bool isRefused(const NvccOption& option) {
+  return option.route == NvccRoute::Decided || option.route == NvccRoute::SideOutput;
+}
+
+std::vector<std::string> refusedNvccSpellings() {
+  // By their short names, but by their long ones where tlc has the short one: tlc's -o, -h.
+  std::vector<std::string> refused;
+  for (const NvccOption& option : nvccOptions()) {
+    if (!isRefused(option))
+      continue;
+    bool tlcs = option.shortName() == "-o" || option.shortName() == "-h";
+    refused.push_back((tlcs ? option.longName() : option.shortName()).str());
+  }
+  return refused;
+}
+
 bool readsSources(const CLI::App& app) {
   return llvm::is_contained({"inspect", "check", "build"}, app.get_name());
 }
@@ -509,15 +525,10 @@ std::string nvccOptionsHelp() {
       "argument, lists with commas); those that change what the preprocessor sees reach the "
       "parse too (inspect and check use only those):",
       98, "");
-  // Refused options are listed by their short names, but by their long ones where tlc has the
-  // short one: tlc's -o, -h.
-  std::vector<std::string> refused;
+  std::vector<std::string> refused = refusedNvccSpellings();
   for (const NvccOption& option : nvccOptions()) {
-    if (option.route == NvccRoute::Decided || option.route == NvccRoute::SideOutput) {
-      bool tlcs = option.shortName() == "-o" || option.shortName() == "-h";
-      refused.push_back((tlcs ? option.longName() : option.shortName()).str());
+    if (isRefused(option))
       continue;
-    }
     std::string names = option.shortName().str();
     for (llvm::StringRef spelling : option.spellings)
       if (spelling != option.shortName())
@@ -563,7 +574,9 @@ std::unique_ptr<CLI::App> makeApp(CommandLine& into) {
 
   CLI::App* verify = app->add_subcommand(
       "verify", "Check the files of a build folder against the hashes in its manifest");
-  verify->add_option("outdir", into.verify.outputDir, "A folder written by tlc build")->required();
+  verify->add_option("outdir", into.verify.outputDir, "A folder written by tlc build")
+      ->required()
+      ->type_name("DIR");
   verify->add_flag("--allow-extra", into.verify.allowExtra,
                    "Allow files the manifest does not list (logs beside the outputs), except "
                    "shared libraries and Python modules, and any inside the build's folders");

@@ -50,6 +50,12 @@ llvm::Expected<CommandLine> parseCommandLine(const std::vector<std::string>& arg
 // Whether `command` reads sources (inspect, check, build): it takes nvcc's options and `-- ARGS`.
 bool readsSources(const CLI::App& command);
 
+struct NvccOption;
+// Whether tlc refuses `option` on its command line: tlc decides it, or it writes outside the build.
+bool isRefused(const NvccOption& option);
+// The nvcc options tlc refuses, as --help and the man pages name them.
+std::vector<std::string> refusedNvccSpellings();
+
 // The help's list of the nvcc options `inspect`, `check` and `build` take, from the table.
 std::string nvccOptionsHelp();
 

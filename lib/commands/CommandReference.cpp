@@ -119,16 +119,11 @@ std::string placeholderOf(const NvccOption& option) {
   return "VALUE";
 }
 
-bool refused(const NvccOption& option) {
-  return option.route == NvccRoute::Decided || option.route == NvccRoute::SideOutput;
-}
-
 void addNvccOptions(CommandEntry& entry) {
+  entry.nvccRefused = refusedNvccSpellings();
   for (const NvccOption& option : nvccOptions()) {
-    if (refused(option)) {
-      entry.nvccRefused.push_back(option.shortName().str());
+    if (isRefused(option))
       continue;
-    }
     OptionEntry nvcc;
     nvcc.spellings.push_back(option.shortName().str());
     for (llvm::StringRef spelling : option.spellings)
