@@ -1,6 +1,7 @@
 // Reading tlc's command line: tlc's own options through CLI11, nvcc's through its table.
 #include "commands/CommandLine.h"
 
+#include "commands/CommandReference.h"
 #include "frontend/NvccOptions.h"
 #include "pipeline/GpuTargets.h"
 #include "pipeline/Toolchain.h"
@@ -48,21 +49,28 @@ CLI::Validator atLeastOne() {
 }
 
 void addSourceOptions(CLI::App& command, SourceOptions& options) {
-  command.add_option("files", options.inputs, "CUDA source files (.cu)")->required();
+  command.add_option("files", options.inputs, "CUDA source files (.cu)")
+      ->required()
+      ->type_name("FILE");
   command.add_option("--std", options.frontend.standard, "C++ dialect (also nvcc's -std)")
       ->check(CLI::IsMember(dialects()))
       ->capture_default_str();
-  command.add_option("--cuda-path", options.cudaPath,
-                     "CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)");
+  command
+      .add_option("--cuda-path", options.cudaPath,
+                  "CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)")
+      ->type_name("DIR");
   command
       .add_option("-j,--jobs", options.frontend.jobs,
                   "Parallel jobs (default: make's -jN under make, else all cores; under make's "
                   "jobserver each job beyond the first also takes one of its tokens)")
       ->check(atLeastOne());
   command.add_flag("-v,--verbose", options.verbose, "Print every command tlc runs");
-  auto* database = command.add_option(
-      "--compile-commands", options.compileCommands,
-      "Take each input's flags from this compile_commands.json (nvcc command lines)");
+  auto* database =
+      command
+          .add_option(
+              "--compile-commands", options.compileCommands,
+              "Take each input's flags from this compile_commands.json (nvcc command lines)")
+          ->type_name("FILE");
   command
       .add_option_function<std::string>(
           "-p",
@@ -70,11 +78,14 @@ void addSourceOptions(CLI::App& command, SourceOptions& options) {
             options.compileCommands = dir + "/compile_commands.json";
           },
           "Build folder holding compile_commands.json (as clang-tidy's -p)")
+      ->type_name("DIR")
       ->excludes(database);
   // Read before CLI11 sees the arguments (parseCommandLine), listed here for --help.
-  command.add_option_function<std::vector<std::string>>(
-      "--Xnvcc", [](const std::vector<std::string>&) {},
-      "-Xnvcc FLAG: pass FLAG to nvcc, also one nvcc's table does not know (repeatable)");
+  command
+      .add_option_function<std::vector<std::string>>(
+          "--Xnvcc", [](const std::vector<std::string>&) {},
+          "-Xnvcc FLAG: pass FLAG to nvcc, also one nvcc's table does not know (repeatable)")
+      ->type_name("FLAG");
   command.footer(nvccOptionsHelp());
 }
 
@@ -99,10 +110,13 @@ void addParseArch(CLI::App& command, SourceOptions& options) {
 void addBuildOptions(CLI::App& command, BuildOptions& options) {
   addSourceOptions(command, options.sources);
   command.add_option("-o,--output", options.outputDir, "Output folder (not nvcc's output file)")
-      ->required();
-  command.add_option(
-      "--name", options.name,
-      "Module name, the prefix of the API (default: the input's stem; several inputs need --name)");
+      ->required()
+      ->type_name("DIR");
+  command
+      .add_option("--name", options.name,
+                  "Module name, the prefix of the API (default: the input's stem; several "
+                  "inputs need --name)")
+      ->type_name("NAME");
   command
       .add_option("--arch", options.archs,
                   "GPU target, repeatable, as nvcc's -arch: sm_XX[a|f] (SASS for sm_XX plus PTX "
@@ -110,16 +124,19 @@ void addBuildOptions(CLI::App& command, BuildOptions& options) {
                   "only), native (this machine's GPUs), all, all-major. Default: nvcc's default "
                   "(sm_75 with CUDA 13, so the library runs on every GPU nvcc's output runs on). "
                   "One SASS target gives NAME.cubin, anything else NAME.fatbin")
+      ->type_name("ARCH")
       ->allow_extra_args(false);
   command
       .add_option("--gencode", options.gencodes,
                   "Exact targets, repeatable, as nvcc's -gencode: "
                   "arch=compute_XX,code=[sm_XX,compute_XX]")
+      ->type_name("SPEC")
       ->allow_extra_args(false);
   command
       .add_option("--entry", options.entries,
                   "Generate launchers only for this kernel: C++ name, launcher name or "
                   "symbol (repeatable)")
+      ->type_name("KERNEL")
       ->allow_extra_args(false);
   command.add_flag("--external-image", options.externalImage,
                    "Load NAME.cubin/.fatbin from beside libNAME.so instead of embedding it");
@@ -127,36 +144,50 @@ void addBuildOptions(CLI::App& command, BuildOptions& options) {
                    "Write the generated sources (NAME.h, NAME_launcher.cpp, NAME_image.S) and "
                    "the device image, without compiling the library");
   command.add_flag("--keep-temps", options.keepTemps, "Keep the staging folder and say where");
-  command.add_option("--template-dir", options.templateDir,
-                     "Launcher templates to use instead of the installed ones");
+  command
+      .add_option("--template-dir", options.templateDir,
+                  "Launcher templates to use instead of the installed ones")
+      ->type_name("DIR");
   command.add_flag("-q,--quiet", options.quiet, "No progress lines");
-  command.add_option("--depfile", options.depfile,
-                     "Write a Make-style list of every file the build read (for Ninja/Make)");
-  command.add_option("--depfile-target", options.depfileTarget,
-                     "The target named in the depfile (default: OUTDIR/NAME.json)");
-  command.add_option("--compile-commands-out", options.compileCommandsOut,
-                     "Write a compile_commands.json with each input's Clang parse, so that "
-                     "clangd sees the kernels as tlc does (replaced atomically)");
+  command
+      .add_option("--depfile", options.depfile,
+                  "Write a Make-style list of every file the build read (for Ninja/Make)")
+      ->type_name("FILE");
+  command
+      .add_option("--depfile-target", options.depfileTarget,
+                  "The target named in the depfile (default: OUTDIR/NAME.json)")
+      ->type_name("TARGET");
+  command
+      .add_option("--compile-commands-out", options.compileCommandsOut,
+                  "Write a compile_commands.json with each input's Clang parse, so that "
+                  "clangd sees the kernels as tlc does (replaced atomically)")
+      ->type_name("FILE");
   command
       .add_option("--launcher", options.launcher,
                   "Run nvcc under this command, e.g. ccache or sccache (repeatable for its "
                   "arguments)")
+      ->type_name("CMD")
       ->allow_extra_args(false);
   command.add_flag("--no-cache", options.noCache,
                    "Do not use the build cache (also TLC_DISABLE_CACHE=1)");
-  command.add_option("--remote-storage", options.remoteStorage,
-                     "The build cache's shared second tier, as ccache's remote_storage: "
-                     "redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] or http://HOST[:PORT]/PATH "
-                     "(docs/team-cache.md; default: TLC_REMOTE_STORAGE; \"\" turns it off)");
-  command.add_option("--base-dir", options.baseDir,
-                     "Cache paths under this folder relative to the working folder, as ccache's "
-                     "base_dir, so that checkouts under it share cache entries (default: "
-                     "TLC_BASE_DIR; \"\" turns it off)");
+  command
+      .add_option("--remote-storage", options.remoteStorage,
+                  "The build cache's shared second tier, as ccache's remote_storage: "
+                  "redis://[[USER:]PASSWORD@]HOST[:PORT][/DB] or http://HOST[:PORT]/PATH "
+                  "(docs/team-cache.md; default: TLC_REMOTE_STORAGE; \"\" turns it off)")
+      ->type_name("URL");
+  command
+      .add_option("--base-dir", options.baseDir,
+                  "Cache paths under this folder relative to the working folder, as ccache's "
+                  "base_dir, so that checkouts under it share cache entries (default: "
+                  "TLC_BASE_DIR; \"\" turns it off)")
+      ->type_name("DIR");
   command
       .add_option("--tool-timeout", options.toolTimeout,
                   "Stop a tool (nvcc, the host compiler) that runs longer than this many "
                   "seconds, and fail (default 3600; 0: no limit)")
       ->check(CLI::Range(0u, 1000000000u))
+      ->type_name("SECONDS")
       ->capture_default_str();
   command.add_flag("--python", options.python,
                    "Also build the Python package NAME/ beside the library: one function per "
@@ -253,10 +284,6 @@ llvm::Error unknown(llvm::StringRef what, llvm::StringRef typed,
                     " --help' for usage)");
 }
 
-bool readsSources(const CLI::App& app) {
-  return llvm::is_contained({"inspect", "check", "build"}, app.get_name());
-}
-
 // The arguments split three ways: CLI11's, nvcc's (the options of nvcc's table and -Xnvcc's
 // values, in order) and Clang's (after `--`); `command` is the (sub)command they are for.
 struct SplitArguments {
@@ -338,29 +365,47 @@ llvm::Expected<SplitArguments> splitArguments(CLI::App& root,
     }
     return unknown("option", arg, candidates, command);
   }
-  bool help = llvm::is_contained(split.cli, "--help") || llvm::is_contained(split.cli, "-h");
-  // `tlc cache` alone: a command of its own is missing.
-  if (split.command->get_require_subcommand_min() > 0 && !help) {
-    std::vector<std::string> names = commandsOf(*split.command);
-    return usageError("'" + commandPath(*split.command) +
-                      "' needs a command: " + llvm::join(names, ", ") + " (run 'tlc help " +
-                      split.command->get_name() + "' for usage)");
-  }
   return split;
 }
 
-// `tlc help [COMMAND...]`: the help of that command.
-llvm::Expected<std::string> helpFor(CLI::App& root, const std::vector<std::string>& names) {
+// `tlc cache` alone: the usage error for a command whose own command is missing, empty if none
+// is.
+std::string missingCommand(const SplitArguments& split) {
+  bool help = llvm::is_contained(split.cli, "--help") || llvm::is_contained(split.cli, "-h");
+  if (split.command->get_require_subcommand_min() == 0 || help)
+    return "";
+  return "'" + commandPath(*split.command) +
+         "' needs a command: " + llvm::join(commandsOf(*split.command), ", ");
+}
+
+// The help of `command`, as --help prints it.
+std::string helpOf(CLI::App& command) {
+  return command.get_parent() ? command.help(commandPath(*command.get_parent())) : command.help();
+}
+
+// `tlc help [--man] [COMMAND...]`: the help of that command, or its man page (roff).
+llvm::Expected<std::string> helpFor(CLI::App& root, std::vector<std::string> names) {
+  bool man = !names.empty() && names.front() == "--man";
+  if (man)
+    names.erase(names.begin());
   CLI::App* command = &root;
-  std::string prefix;
   for (const std::string& name : names) {
     CLI::App* chosen = isOption(name) ? nullptr : commandNamed(*command, name);
     if (!chosen)
       return unknown("command", name, commandsOf(*command), *command);
-    prefix = commandPath(*command);
     command = chosen;
   }
-  return command->help(command == &root ? "" : prefix);
+  if (!man)
+    return helpOf(*command);
+  if (names.size() > 1)
+    return usageError("'tlc help --man' takes one command: its commands are sections of its page");
+  std::vector<CommandEntry> reference = commandReference(root);
+  std::vector<std::string> path = {root.get_name()};
+  path.insert(path.end(), names.begin(), names.end());
+  for (const CommandEntry& entry : reference)
+    if (entry.path == path)
+      return manPage(reference, entry);
+  return internalError("no command reference for '" + commandPath(*command) + "'");
 }
 
 // nvcc's options from the command line and -Xnvcc, where they go for this command.
@@ -454,21 +499,36 @@ std::string placeholder(const NvccOption& option) {
 
 } // namespace
 
+bool isRefused(const NvccOption& option) {
+  return option.route == NvccRoute::Decided || option.route == NvccRoute::SideOutput;
+}
+
+std::vector<std::string> refusedNvccSpellings() {
+  // By their short names, but by their long ones where tlc has the short one: tlc's -o, -h.
+  std::vector<std::string> refused;
+  for (const NvccOption& option : nvccOptions()) {
+    if (!isRefused(option))
+      continue;
+    bool tlcs = option.shortName() == "-o" || option.shortName() == "-h";
+    refused.push_back((tlcs ? option.longName() : option.shortName()).str());
+  }
+  return refused;
+}
+
+bool readsSources(const CLI::App& app) {
+  return llvm::is_contained({"inspect", "check", "build"}, app.get_name());
+}
+
 std::string nvccOptionsHelp() {
   std::string text = wrapped(
       "nvcc's options, as nvcc spells them (long or short, the value after '=' or as the next "
       "argument, lists with commas); those that change what the preprocessor sees reach the "
       "parse too (inspect and check use only those):",
       98, "");
-  // Refused options are listed by their short names, but by their long ones where tlc has the
-  // short one: tlc's -o, -h.
-  std::vector<std::string> refused;
+  std::vector<std::string> refused = refusedNvccSpellings();
   for (const NvccOption& option : nvccOptions()) {
-    if (option.route == NvccRoute::Decided || option.route == NvccRoute::SideOutput) {
-      bool tlcs = option.shortName() == "-o" || option.shortName() == "-h";
-      refused.push_back((tlcs ? option.longName() : option.shortName()).str());
+    if (isRefused(option))
       continue;
-    }
     std::string names = option.shortName().str();
     for (llvm::StringRef spelling : option.spellings)
       if (spelling != option.shortName())
@@ -491,7 +551,8 @@ std::unique_ptr<CLI::App> makeApp(CommandLine& into) {
   app->add_flag_callback(
       "--version", [&into] { into.command = Command::Version; },
       "Print the versions of tlc, Clang and CUDA");
-  app->add_option("--cuda-path", into.versionCudaPath, "CUDA toolkit for --version");
+  app->add_option("--cuda-path", into.versionCudaPath, "CUDA toolkit for --version")
+      ->type_name("DIR");
 
   CLI::App* inspect =
       app->add_subcommand("inspect", "List every kernel of the given files: a table, or --json");
@@ -513,11 +574,22 @@ std::unique_ptr<CLI::App> makeApp(CommandLine& into) {
 
   CLI::App* verify = app->add_subcommand(
       "verify", "Check the files of a build folder against the hashes in its manifest");
-  verify->add_option("outdir", into.verify.outputDir, "A folder written by tlc build")->required();
+  verify->add_option("outdir", into.verify.outputDir, "A folder written by tlc build")
+      ->required()
+      ->type_name("DIR");
   verify->add_flag("--allow-extra", into.verify.allowExtra,
                    "Allow files the manifest does not list (logs beside the outputs), except "
                    "shared libraries and Python modules, and any inside the build's folders");
   addColorOption(*verify, into.color);
+
+  CLI::App* completion =
+      app->add_subcommand("completion", "Print the shell completion script for bash, zsh or fish");
+  completion
+      ->add_option("shell", into.completionShell,
+                   "bash (source <(tlc completion bash)), zsh (source <(tlc completion zsh)) or "
+                   "fish (tlc completion fish | source)")
+      ->required()
+      ->check(CLI::IsMember(completionShells()));
 
   CLI::App* cache = app->add_subcommand("cache", "Inspect or trim the build cache");
   cache->require_subcommand(1);
@@ -529,7 +601,8 @@ std::unique_ptr<CLI::App> makeApp(CommandLine& into) {
   });
   CLI::App* prune = cache->add_subcommand("prune", "Remove least recently used entries");
   prune->add_option("--max-size", into.cache.maxSize, "Keep at most this much: 500M, 10G, ...")
-      ->required();
+      ->required()
+      ->type_name("SIZE");
   prune->callback([&into] { into.cache.action = CacheAction::Prune; });
   return app;
 }
@@ -546,6 +619,11 @@ llvm::Expected<CommandLine> parseCommandLine(const std::vector<std::string>& arg
       return help.takeError();
     line.command = Command::Help;
     line.help = std::move(*help);
+    return line;
+  }
+  line.problem = missingCommand(*split);
+  if (!line.problem.empty()) {
+    line.help = helpOf(*split->command);
     return line;
   }
   try {
@@ -571,11 +649,14 @@ llvm::Expected<CommandLine> parseCommandLine(const std::vector<std::string>& arg
                  {"check", Command::Check, &line.check, nullptr},
                  {"build", Command::Build, &line.build.sources, &line.build},
                  {"verify", Command::Verify, nullptr, nullptr},
+                 {"completion", Command::Completion, nullptr, nullptr},
                  {"cache", Command::Cache, nullptr, nullptr}};
   for (const Reader& reader : readers) {
     if (!app->get_subcommand(reader.name)->parsed())
       continue;
     line.command = reader.command;
+    if (reader.command == Command::Completion)
+      line.help = completionScript(commandReference(*app), line.completionShell);
     if (!reader.sources)
       return line;
     reader.sources->frontend.extraArgs = split->clang;
@@ -583,8 +664,10 @@ llvm::Expected<CommandLine> parseCommandLine(const std::vector<std::string>& arg
       return error;
     return line;
   }
-  if (line.command == Command::None)
+  if (line.command == Command::None) {
+    line.problem = "no command given (run 'tlc --help' for usage)";
     line.help = app->help();
+  }
   return line;
 }
 

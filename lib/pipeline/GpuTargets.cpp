@@ -207,6 +207,17 @@ bool isKnownParseArch(const std::string& arch) {
   return clang::StringToOffloadArch(arch) != clang::OffloadArch::UNKNOWN;
 }
 
+std::vector<std::string> knownParseArchs() {
+  std::vector<std::string> archs;
+  for (int arch = static_cast<int>(clang::OffloadArch::SM_20);
+       clang::IsNVIDIAOffloadArch(static_cast<clang::OffloadArch>(arch)); ++arch) {
+    llvm::StringRef name = clang::OffloadArchToString(static_cast<clang::OffloadArch>(arch));
+    if (name.starts_with("sm_") && isKnownParseArch(name.str())) // skips Clang's placeholders
+      archs.push_back(name.str());
+  }
+  return archs;
+}
+
 std::string parseArchFor(const std::vector<GpuTarget>& targets) {
   auto numberOf = [](const GpuTarget& target) {
     unsigned number = 0;

@@ -58,6 +58,10 @@ llvm::Expected<std::vector<GpuTarget>> resolveTargets(const std::vector<std::str
 // Whether Clang knows `arch` (sm_XX[a|f]) as a GPU it can parse for.
 bool isKnownParseArch(const std::string& arch);
 
+// Every GPU Clang can parse for (sm_XX, sm_XXa), oldest first: the arch names shell completion
+// offers.
+std::vector<std::string> knownParseArchs();
+
 // The arch Clang should parse for: the newest SASS target, else the newest PTX one (as sm_XY).
 std::string parseArchFor(const std::vector<GpuTarget>& targets);
 

@@ -1,5 +1,6 @@
 # Installs tlc from BUILD_DIR into PREFIX (wiped first) with `cmake --install`, as a user would,
-# and checks that the package is complete. The find_package tests use PREFIX.
+# and checks that the package is complete: the package, the templates, the man pages and the
+# shell completion scripts (none empty). The find_package tests use PREFIX.
 cmake_minimum_required(VERSION 3.25)
 
 file(REMOVE_RECURSE "${PREFIX}")
@@ -23,6 +24,15 @@ foreach(file IN ITEMS
     bin/tlc
     include/tlc/annotations.h
     share/tlc/templates/header.h.mustache
+    share/man/man1/tlc.1
+    share/man/man1/tlc-build.1
+    share/man/man1/tlc-inspect.1
+    share/man/man1/tlc-check.1
+    share/man/man1/tlc-verify.1
+    share/man/man1/tlc-cache.1
+    share/bash-completion/completions/tlc
+    share/zsh/site-functions/_tlc
+    share/fish/vendor_completions.d/tlc.fish
     "${packageDir}/tlcConfigVersion.cmake"
     "${packageDir}/tlcTargets.cmake"
     "${packageDir}/tlcAddLauncherLibrary.cmake")
@@ -31,6 +41,11 @@ foreach(file IN ITEMS
   endif()
   if(NOT EXISTS "${file}")
     string(APPEND missing "\n  ${file}")
+  else()
+    file(SIZE "${file}" size)
+    if(size EQUAL 0)
+      string(APPEND missing "\n  ${file} (empty)")
+    endif()
   endif()
 endforeach()
 if(missing)

@@ -266,10 +266,11 @@ TEST_CASE("a mistyped command or option gets 'did you mean', tlc help prints the
   CHECK(buildHelp.exitCode == 0);
   CHECK(buildHelp.out == runTlc({"build", "--help"}).out);
   CHECK_THAT(buildHelp.out, Contains("-maxrregcount, --maxrregcount VALUE"));
-  // `tlc cache` alone is a usage error naming its commands.
+  // `tlc cache` alone is a usage error naming its commands, followed by the cache's usage.
   ToolRun cache = runTlc({"cache"});
   CHECK(cache.exitCode == 2);
-  CHECK_THAT(cache.err, Contains("'tlc cache' needs a command: stats, clear, prune"));
+  CHECK_THAT(cache.err, Contains("tlc: error: 'tlc cache' needs a command: stats, clear, prune\n"));
+  CHECK_THAT(cache.err, Contains(runTlc({"cache", "--help"}).out));
 }
 
 TEST_CASE("an nvcc command line with tlc build in front builds what nvcc builds",

@@ -54,10 +54,12 @@ int main(int argc, char** argv) {
   tlc::InstallLayout layout = tlc::installLayoutOf(argv[0]);
   switch (line.command) {
   case tlc::Command::None:
-    tlc::printToolMessage(tlc::MessageKind::Error, "no command given (run 'tlc --help' for usage)");
+    // A usage error that shows the usage: no command, or `tlc cache` without one of its own.
+    tlc::printToolMessage(tlc::MessageKind::Error, line.problem);
     llvm::errs() << line.help;
     return static_cast<int>(tlc::ExitCode::UsageError);
   case tlc::Command::Help:
+  case tlc::Command::Completion:
     llvm::outs() << line.help;
     return finish(llvm::Error::success());
   case tlc::Command::Version:

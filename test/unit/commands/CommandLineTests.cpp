@@ -276,6 +276,25 @@ TEST_CASE("tlc help [COMMAND] is --help", "[cli]") {
   CHECK_THAT(build.help, Contains("Usage: tlc build"));
   CHECK_THAT(build.help, Contains("-arch, --gpu-architecture VALUE"));
   CHECK(parsed({"help", "cache", "prune"}).help == parsed({"cache", "prune", "--help"}).help);
-  CHECK_THAT(usage({"cache"}), Contains("'tlc cache' needs a command: stats, clear, prune"));
   CHECK(parsed({"cache", "--help"}).command == Command::Help);
+  CHECK_THAT(parsed({"help", "--man", "build"}).help, Contains(".TH TLC\\-BUILD 1"));
+  CHECK_THAT(usage({"help", "--man", "biuld"}), Contains("did you mean 'build'?"));
+}
+
+TEST_CASE("tlc cache alone is a usage error that shows the cache's usage", "[cli]") {
+  CommandLine cache = parsed({"cache"});
+  CHECK(cache.command == Command::None); // main: the problem, the usage, exit 2
+  CHECK(cache.problem == "'tlc cache' needs a command: stats, clear, prune");
+  CHECK(cache.help == parsed({"cache", "--help"}).help);
+  CHECK(parsed({}).problem == "no command given (run 'tlc --help' for usage)");
+}
+
+TEST_CASE("tlc completion SHELL prints the script", "[cli]") {
+  CommandLine bash = parsed({"completion", "bash"});
+  CHECK(bash.command == Command::Completion);
+  CHECK_THAT(bash.help, Contains("complete -F _tlc tlc"));
+  CHECK_THAT(parsed({"completion", "zsh"}).help, Contains("#compdef tlc"));
+  CHECK_THAT(parsed({"completion", "fish"}).help, Contains("complete -c tlc"));
+  CHECK_THAT(usage({"completion", "tcsh"}), Contains("tcsh"));
+  CHECK_THAT(usage({"completion"}), Contains("shell is required"));
 }
