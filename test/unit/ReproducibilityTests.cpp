@@ -80,11 +80,12 @@ std::vector<std::string> toolkitFolders() {
 // No output names a folder of this machine: the checkout, the scratch folder, a work folder,
 // the toolkit.
 void checkNoPaths(const std::string& out, const std::string& checkout) {
+  const std::vector<std::string> toolkits = toolkitFolders();
   for (const auto& [name, bytes] : filesIn(out)) {
     INFO(name);
     CHECK_THAT(bytes, !Contains(checkout) && !Contains(TLC_TEST_SCRATCH_DIR) &&
                           !Contains("tlc-build-") && !Contains(TLC_SOURCE_DIR));
-    for (const std::string& toolkit : toolkitFolders())
+    for (const std::string& toolkit : toolkits)
       CHECK_THAT(bytes, !Contains(toolkit + "/"));
   }
 }
