@@ -71,8 +71,7 @@ llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   if (!isCIdentifier(name))
     return usageError(source + " is not a C identifier (it prefixes every function of the "
                                "generated API); choose one with --name");
-  llvm::StringRef lower = llvm::StringRef(name).lower();
-  std::string folded = lower.str();
+  std::string folded = llvm::StringRef(name).lower();
   if (folded == "tlc" || llvm::StringRef(folded).starts_with("tlc_"))
     return usageError(source +
                       " begins with tlc's own prefix, which names the API every "
