@@ -172,9 +172,9 @@ _registered = {}
 
 
 def _torch_schema(params):
-    """The op schema of a launcher, and the names of the arguments it mutates; None if a
-    parameter has no torch type (structs passed by value, __half2 and __nv_bfloat162)."""
-    arguments, mutated = [], []
+    """The op schema of a launcher, its mutated arguments annotated (Tensor(a0!), ...); None if
+    a parameter has no torch type (structs passed by value, __half2 and __nv_bfloat162)."""
+    arguments, mutated = [], 0
     for keyword, kind, _ctype, writable, scalar, _dtypes in params:
         if kind == "record" or scalar in _NO_SCHEMA_SCALARS:
             return None
@@ -183,13 +183,13 @@ def _torch_schema(params):
         elif writable or kind == "tensor_map":
             # A tensor map may be written by TMA stores: tlc cannot tell, so it counts as
             # mutated, which is always correct (at worst a copy under torch.compile).
-            arguments.append(f"Tensor(a{len(mutated)}!) {keyword}")
-            mutated.append(keyword)
+            arguments.append(f"Tensor(a{mutated}!) {keyword}")
+            mutated += 1
         else:
             arguments.append(f"Tensor {keyword}")
     arguments.append("*")
     arguments.append(_TORCH_OPTIONS)
-    return "(" + ", ".join(arguments) + ") -> ()", mutated
+    return "(" + ", ".join(arguments) + ") -> ()"
 
 
 def _no_output(*args, **options):
@@ -231,9 +231,8 @@ def register_torch_ops(namespace=None):
         schema = _torch_schema(_ext.parameters[name])
         if schema is None:
             continue
-        text, _mutated = schema
         has_tensors = any(kind in ("pointer", "tensor_map") for _, kind, *_ in _ext.parameters[name])
-        library.define(name + text)
+        library.define(name + schema)
         # The dispatcher passes the keyword-only options as keywords, as the launcher takes
         # them. An op without tensors has no device to dispatch on: it runs whatever the key.
         library.impl(name, launcher, "CUDA" if has_tensors else "CompositeExplicitAutograd")
