@@ -20,6 +20,7 @@ extern const char* const tlc_py_dtype_names[TLC_PY_DT_COUNT];
 enum tlc_py_array_kind {
   ARRAY_NONE = 0,
   ARRAY_TORCH,  /* a torch.Tensor (or subclass): data_ptr(), get_device() */
+  ARRAY_CUPY,   /* a cupy.ndarray: data.ptr, data.device_id, dtype, CuPy's current stream */
   ARRAY_CAI,    /* __cuda_array_interface__ */
   ARRAY_DLPACK, /* __dlpack__ */
   ARRAY_INDEX   /* an integer-like object (__index__): the address itself */
@@ -64,6 +65,9 @@ typedef struct tlc_py_strings {
   PyObject* dtype;
   PyObject* descr; /* __cuda_array_interface__ keys the binding does not read */
   PyObject* version;
+  PyObject* ptr;       /* cupy.ndarray.data.ptr */
+  PyObject* device_id; /* cupy.ndarray.data.device_id */
+  PyObject* str;       /* a numpy dtype's typestr */
 } tlc_py_strings;
 
 typedef struct tlc_py_state {
@@ -77,6 +81,12 @@ typedef struct tlc_py_state {
      current stream (torch._C._cuda_getCurrentRawStream). */
   PyObject* torch_tensor;
   PyObject* torch_current_stream;
+  /* CuPy, once an argument's type was new while CuPy was imported: cupy.ndarray and the C
+     function giving CuPy's current stream (NULL: this CuPy offers none, its arrays go through
+     __cuda_array_interface__); cupy_looked: both were looked for. */
+  PyObject* cupy_ndarray;
+  intptr_t (*cupy_current_stream)(void);
+  int cupy_looked;
   /* Types seen before, with how they give an address. */
   tlc_py_type_info types[TLC_PY_TYPE_CACHE];
   int next_type; /* the slot the next new type takes */
@@ -88,6 +98,12 @@ typedef struct tlc_py_state {
   PyObject* torch_dtypes[TLC_PY_DTYPE_CACHE];
   unsigned char torch_dtype_codes[TLC_PY_DTYPE_CACHE];
   int torch_dtype_count;
+  /* numpy dtypes of CuPy arrays seen (one object per builtin dtype), with their element type
+     and size (strong references). */
+  PyObject* cupy_dtypes[TLC_PY_DTYPE_CACHE];
+  unsigned char cupy_dtype_codes[TLC_PY_DTYPE_CACHE];
+  unsigned short cupy_dtype_sizes[TLC_PY_DTYPE_CACHE];
+  int cupy_dtype_count;
 } tlc_py_state;
 
 /* Which device and stream a launch uses when the caller does not say: those of its first array

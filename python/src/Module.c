@@ -196,6 +196,12 @@ static void free_state(void* module) {
     Py_CLEAR(strings[i]);
   Py_CLEAR(state->torch_tensor);
   Py_CLEAR(state->torch_current_stream);
+  Py_CLEAR(state->cupy_ndarray);
+  state->cupy_current_stream = NULL;
+  state->cupy_looked = 0;
+  for (int i = 0; i < state->cupy_dtype_count; ++i)
+    Py_CLEAR(state->cupy_dtypes[i]);
+  state->cupy_dtype_count = 0;
   for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i) {
     tlc_py_type_info* info = &state->types[i];
     Py_CLEAR(info->type);
@@ -249,6 +255,9 @@ static int init_strings(tlc_py_strings* strings) {
       {&strings->cuda_stream, "cuda_stream"},
       {&strings->cuda_stream_protocol, "__cuda_stream__"},
       {&strings->dtype, "dtype"},
+      {&strings->ptr, "ptr"},
+      {&strings->device_id, "device_id"},
+      {&strings->str, "str"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (intern(names[i].slot, names[i].text) < 0)

@@ -293,6 +293,86 @@ class TorchStandIn:
         sys.modules.pop("torch._C", None)
 
 
+class CupyStandIn:
+    """A module installed as `cupy` in sys.modules: cupy.ndarray (CupyArray) and, as CuPy exports
+    it to Cython modules, cupy.cuda.stream.__pyx_capi__['get_current_stream_ptr']: a capsule named
+    by its C signature holding a function that returns `current` (a ctypes callback).
+    `with_stream_function=False` is a CuPy that exports no such function."""
+
+    SIGNATURE = b"intptr_t (void)"
+
+    def __init__(self, with_stream_function=True):
+        self.current = 0
+        cupy = types.ModuleType("cupy")
+        cuda = types.ModuleType("cupy.cuda")
+        stream = types.ModuleType("cupy.cuda.stream")
+        # The callback and the name must outlive the capsule, which only points at them.
+        self._function = ctypes.CFUNCTYPE(ctypes.c_ssize_t)(lambda: self.current)
+        new_capsule = ctypes.pythonapi.PyCapsule_New
+        new_capsule.restype = ctypes.py_object
+        new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        stream.__pyx_capi__ = {}
+        if with_stream_function:
+            stream.__pyx_capi__["get_current_stream_ptr"] = new_capsule(
+                ctypes.cast(self._function, ctypes.c_void_p), self.SIGNATURE, None)
+        cupy.ndarray = CupyArray
+        cupy.cuda = cuda
+        cuda.stream = stream
+        self.modules = {"cupy": cupy, "cupy.cuda": cuda, "cupy.cuda.stream": stream}
+
+    def install(self):
+        sys.modules.update(self.modules)
+
+    def remove(self):
+        for name in self.modules:
+            sys.modules.pop(name, None)
+
+
+class NumpyDType:
+    """A numpy dtype as the binding reads it: its typestr. One object per typestr, as numpy has
+    one per builtin dtype."""
+
+    known = {}
+
+    def __new__(cls, typestr):
+        if typestr not in cls.known:
+            dtype = super().__new__(cls)
+            dtype.str = typestr
+            dtype.reads = 0
+            cls.known[typestr] = dtype
+        return cls.known[typestr]
+
+
+class CupyMemoryPointer:
+    def __init__(self, ptr, device_id):
+        self.ptr = ptr
+        self.device_id = device_id
+
+
+class CupyArray:
+    """cupy.ndarray as the binding reads it: data (ptr, device_id), dtype, shape and strides in
+    bytes. Its __cuda_array_interface__ counts its reads: the binding should need none."""
+
+    def __init__(self, address, device=0, typestr="<f4", shape=(16,), strides=None):
+        self.data = CupyMemoryPointer(address, device)
+        self.dtype = NumpyDType(typestr)
+        self.shape = tuple(shape)
+        size = int(typestr[2:])
+        if strides is None:
+            strides, step = [], size
+            for extent in reversed(self.shape):
+                strides.insert(0, step)
+                step *= extent
+        self.strides = tuple(strides)
+        self.interface_reads = 0
+
+    @property
+    def __cuda_array_interface__(self):
+        self.interface_reads += 1
+        return {"shape": self.shape, "typestr": self.dtype.str, "strides": self.strides,
+                "data": (self.data.ptr, False), "version": 3, "stream": 0x4321}
+
+
 class Tensor:
     """torch.Tensor as the binding sees it. `device` -1 is a CPU tensor; `dtype` a name in
     TORCH_DTYPES."""

@@ -1054,6 +1054,117 @@ class TorchStandInTests(unittest.TestCase):
         self.assertEqual(launch["tensor_maps"][0]["address"], 0x300000)
 
 
+class CupyStandInTests(unittest.TestCase):
+    """CuPy arrays, read through the attributes CuPy keeps in C and its current-stream function
+    (a stand-in module installed as `cupy`), never through __cuda_array_interface__."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.driver = harness.FakeDriver()
+        cls.driver.set_devices("9.0,9.0")  # before anything loads the driver
+        cls.cupy = harness.CupyStandIn()
+        cls.cupy.install()
+        cls.package = harness.import_package()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cupy.remove()
+
+    def setUp(self):
+        self.driver.clear()
+        self.cupy.current = 0
+
+    def test_address_device_and_stream_without_the_interface(self):
+        y, x = harness.CupyArray(0x1000, device=1), harness.CupyArray(0x2000, device=1)
+        self.cupy.current = 0x77
+        self.package.saxpy(y, x, 3.0, 16, **LAUNCH)
+        launch = self.driver.only_launch()
+        self.assertEqual(launch["params"], [0x1000, 0x2000, float_bits(3.0), 16])
+        self.assertEqual((launch["device"], launch["stream"]), (1, 0x77))
+        self.assertEqual(y.interface_reads + x.interface_reads, 0)
+
+    def test_cupys_default_stream_is_the_legacy_one_as_its_interface_says(self):
+        self.package.saxpy(harness.CupyArray(0x1000), 0, 3.0, 16, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["stream"], 1)
+
+    def test_explicit_stream_wins(self):
+        self.cupy.current = 0x77
+        self.package.saxpy(harness.CupyArray(0x1000), 0, 3.0, 16, stream=0x31, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["stream"], 0x31)
+
+    def test_element_types(self):
+        with self.assertRaisesRegex(TypeError, r"^saxpy\(\): argument 'y' \(float \*\) takes an "
+                                    r"array of float32, not float16 \(dtype '<f2'\); to pass its "
+                                    r"memory as it is, pass its address as an int"):
+            self.package.saxpy(harness.CupyArray(0x1000, typestr="<f2"), 0, 1.0, 16, **LAUNCH)
+        with self.assertRaisesRegex(TypeError, r"argument 'x' \(const float \*\) takes an array "
+                                    r"of float32, not int64 \(dtype '<i8'\)"):
+            self.package.saxpy(0, harness.CupyArray(0x1000, typestr="<i8"), 1.0, 16, **LAUNCH)
+        self.assertEqual(self.driver.launches(), [])
+        # Every typestr against a float32 parameter, and each accepted one where it belongs.
+        for typestr, dtype in TYPESTRS.items():
+            with self.subTest(typestr):
+                self.driver.clear()
+                array = harness.CupyArray(0x1000, typestr=typestr)
+                if dtype == "float32":
+                    self.package.saxpy(array, 0, 1.0, 16, **LAUNCH)
+                else:
+                    with self.assertRaisesRegex(TypeError, "takes an array of float32, not "):
+                        self.package.saxpy(array, 0, 1.0, 16, **LAUNCH)
+                self.assertEqual(len(self.driver.launches()), dtype == "float32")
+                keyword = next((k for k, v in POINTEES.items() if v == {dtype}), None)
+                if keyword:
+                    arguments = dict.fromkeys(POINTEES, 0)
+                    arguments[keyword] = array
+                    self.package.pointees(**arguments, **LAUNCH)
+
+    def test_arrays_on_another_device_are_refused(self):
+        with self.assertRaisesRegex(ValueError, r"argument 'x' \(const float \*\) is on device "
+                                    r"0, but the launch is on device 1 \(the device of the first "
+                                    r"array argument\)"):
+            self.package.saxpy(harness.CupyArray(0x1000, device=1), harness.CupyArray(0x2000),
+                               1.0, 1, **LAUNCH)
+        self.assertEqual(self.driver.launches(), [])
+
+    def test_malformed_attributes_are_named(self):
+        array = harness.CupyArray(0x1000)
+        array.data.ptr = -1
+        with self.assertRaisesRegex(ValueError, r"argument 'y' \(float \*\) has data.ptr = -1"):
+            self.package.saxpy(array, 0, 1.0, 16, **LAUNCH)
+        array = harness.CupyArray(0x1000)
+        array.data.device_id = "0"
+        with self.assertRaisesRegex(TypeError, r"argument 'y' \(float \*\) has data.device_id "):
+            self.package.saxpy(array, 0, 1.0, 16, **LAUNCH)
+        self.assertEqual(self.driver.launches(), [])
+
+    def test_tensor_map_from_a_cupy_array(self):
+        self.package.tiles(harness.CupyArray(0x300000, shape=(8, 32)), 0, **LAUNCH)
+        tensor_map = self.driver.only_launch()["tensor_maps"][0]
+        self.assertEqual((tensor_map["dims"], tensor_map["strides"]), ([32, 8], [128]))
+        self.assertEqual(tensor_map["address"], 0x300000)
+
+
+class CupyWithoutStreamFunctionTests(unittest.TestCase):
+    """A CuPy that exports no current-stream function: its arrays keep the interface path."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cupy = harness.CupyStandIn(with_stream_function=False)
+        cls.cupy.install()
+        cls.package = harness.import_package()
+        cls.driver = harness.FakeDriver()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cupy.remove()
+
+    def test_the_interface_is_read(self):
+        array = harness.CupyArray(0x1000)
+        self.package.saxpy(array, 0, 3.0, 16, **LAUNCH)
+        self.assertEqual(array.interface_reads, 1)
+        self.assertEqual(self.driver.only_launch()["stream"], 0x4321)
+
+
 class DeviceTests(unittest.TestCase):
     """Two devices: the launch goes to the arrays' device, or to device=."""
 
