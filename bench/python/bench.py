@@ -16,7 +16,8 @@ Variants (each runs only where what it needs is installed):
                            torch's current stream
   tlc: torch, stream=0     the same with the stream given (no current-stream query)
   tlc: ints                device addresses as ints
-  tlc: CuPy arrays         __cuda_array_interface__
+  tlc: CuPy arrays         cupy.ndarray: data.ptr, data.device_id, dtype and CuPy's current
+                           stream, read in C (docs/python.md)
   tlc: torch op            torch.ops.pylaunch.empty4 (register_torch_ops): torch's dispatcher
   Triton: JIT launch       kernel[(1,)](x, y, n, 1.0), the usual Triton call
   Triton: compiled kernel  the CompiledKernel's own launcher (kernel.warmup(...)[grid](...))
@@ -404,6 +405,12 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) { m.impl("launch", &launch); }
             faster = "faster" if us < other_us else "NOT faster"
             print(f"target: {tlc} ({us:.2f} µs) {faster} than {name} ({other_us:.2f} µs): "
                   f"{other_us / us:.2f}x")
+        pair = ("tlc: CuPy arrays", "CuPy: RawKernel")
+        if all(name in results for name in pair):
+            (mine, _), (theirs, _) = results[pair[0]], results[pair[1]]
+            faster = "faster" if mine < theirs else "NOT faster"
+            print(f"target: {pair[0]} ({mine:.2f} µs) {faster} than CuPy's own {pair[1]} "
+                  f"({theirs:.2f} µs) on CuPy arrays: {theirs / mine:.2f}x")
 
 
 def main():

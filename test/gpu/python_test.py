@@ -244,7 +244,7 @@ class CupyTests(unittest.TestCase):
 
     def test_element_types_are_checked(self):
         with self.assertRaisesRegex(TypeError, r"argument 'y' \(float \*\) takes an array of "
-                                    r"float32, not float16 \(typestr '<f2'\)"):
+                                    r"float32, not float16 \(dtype '<f2'\)"):
             pyops.saxpy(self.a.astype(cupy.float16), self.a, 1.0, N, grid=blocks(N), block=BLOCK)
 
     def test_launches_go_to_cupys_current_stream(self):
