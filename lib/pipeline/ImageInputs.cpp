@@ -72,6 +72,15 @@ llvm::Error checkImageInputKinds(const std::vector<std::string>& inputs) {
   return llvm::Error::success();
 }
 
+llvm::Error refuseImageInputs(const std::string& command, const std::vector<std::string>& inputs) {
+  std::vector<std::string> images = imageInputsOf(inputs);
+  if (images.empty())
+    return llvm::Error::success();
+  return usageError("'" + images.front() + "' is a device image, and tlc " + command +
+                    " reads .cu sources: tlc build takes images with the headers declaring their "
+                    "kernels, and its NAME.json lists the kernels (docs/images.md)");
+}
+
 // Reading ------------------------------------------------------------------------------------
 
 namespace {

@@ -46,6 +46,9 @@ bool hasImageInputs(const std::vector<std::string>& inputs);
 // UsageError for inputs that cannot make one build of images: .cu sources beside images.
 llvm::Error checkImageInputKinds(const std::vector<std::string>& inputs);
 
+// UsageError for `command` (inspect, check), which reads sources only, given a device image.
+llvm::Error refuseImageInputs(const std::string& command, const std::vector<std::string>& inputs);
+
 // The inputs that are images, and those that declare their kernels, in command-line order.
 std::vector<std::string> imageInputsOf(const std::vector<std::string>& inputs);
 std::vector<std::string> declarationInputsOf(const std::vector<std::string>& inputs);
