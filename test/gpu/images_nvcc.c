@@ -55,8 +55,8 @@ int main(void) {
     float expected = a[i] * f.scale + f.shift;
     wrong += fabsf(out[i] - expected) > 1e-5f * (1.0f + fabsf(expected));
   }
-  gpu_expect(wrong == 0, "ops::affine (a struct by value) from nvcc's cubin: %d of %d wrong",
-             wrong, kCount);
+  gpu_expect(wrong == 0, "ops::affine (a struct by value) from nvcc's cubin: %d of %d wrong", wrong,
+             kCount);
 
   CHECK_CU(cuMemFree(da));
   CHECK_CU(cuMemFree(db));

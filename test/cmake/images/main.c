@@ -18,7 +18,8 @@ static int report(const char* name, tlc_status (*target)(int, const char**),
 
 int main(void) {
   /* Typed from the declarations: taking their addresses checks the prototypes. */
-  tlc_status (*vadd)(const tlc_config*, const float*, const float*, float*, int) = images_cubin_vadd;
+  tlc_status (*vadd)(const tlc_config*, const float*, const float*, float*, int) =
+      images_cubin_vadd;
   tlc_status (*scale)(const tlc_config*, float*, float, unsigned int) = images_ptx_scale_f32;
   int failed = vadd == NULL || scale == NULL;
   failed |= report("images_cubin", tlc_images_cubin_image_target, tlc_images_cubin_last_error);
