@@ -135,7 +135,8 @@ tlc_add_launcher_library
 Compiles CUDA kernels with ``tlc build`` into a launcher library and makes a target for it::
 
   tlc_add_launcher_library(<name>
-                           SOURCES <file.cu>...
+                           SOURCES <file.cu>... | IMAGES <file.cubin|.fatbin|.ptx>...
+                           [DECLARATIONS <header>...]
                            [ARCHS <sm_XX>...]
                            [INCLUDE_DIRECTORIES <dir>...]
                            [COMPILE_DEFINITIONS <NAME[=VALUE]>...]
@@ -155,7 +156,19 @@ Arguments
   ``<name>_<kernel>``, ...), and the name of the target made for the library. A C identifier.
 
 ``SOURCES``
-  The ``.cu`` files (required). Relative paths are relative to ``CMAKE_CURRENT_SOURCE_DIR``.
+  The ``.cu`` files (required, unless ``IMAGES`` are given). Relative paths are relative to
+  ``CMAKE_CURRENT_SOURCE_DIR``.
+
+``IMAGES``
+  Device images another compiler made, in place of ``SOURCES``: ``.cubin``, ``.fatbin``
+  (uncompressed) and ``.ptx`` files, merged into one image as nvcc's fatbinary would
+  (docs/images.md). Without ``ARCHS`` the library holds the targets the images hold; with it,
+  each target must be in an image (PTX is assembled by ptxas for a SASS target).
+
+``DECLARATIONS``
+  Headers declaring the kernels of ``IMAGES`` (``extern "C"`` or C++ ``__global__``
+  declarations, with tlc's annotations such as ``TLC_TMA``): typed launchers, checked against
+  the images. An entry no header declares gets a launcher made from the image's parameter info.
 
 ``ARCHS``
   GPU targets, in CMake's ``CMAKE_CUDA_ARCHITECTURES`` spelling or nvcc's: ``90`` or ``90a``
@@ -240,7 +253,8 @@ Example
 function(tlc_add_launcher_library name)
   set(options EXTERNAL_IMAGE PYTHON NO_COMPILE_COMMANDS)
   set(oneValue OUTPUT_DIRECTORY JOB_POOL COMPILE_COMMANDS)
-  set(multiValue SOURCES ARCHS INCLUDE_DIRECTORIES COMPILE_DEFINITIONS NVCC_FLAGS ENTRIES)
+  set(multiValue SOURCES IMAGES DECLARATIONS ARCHS INCLUDE_DIRECTORIES COMPILE_DEFINITIONS
+                 NVCC_FLAGS ENTRIES)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "${oneValue}" "${multiValue}")
 
   set(failed FALSE)
@@ -251,7 +265,7 @@ function(tlc_add_launcher_library name)
   elseif(TARGET ${name})
     _tlc_launcher_fail("a target named '${name}' already exists")
   endif()
-  set(keywords "SOURCES, ARCHS, INCLUDE_DIRECTORIES, COMPILE_DEFINITIONS, NVCC_FLAGS, ENTRIES, "
+  set(keywords "SOURCES, IMAGES, DECLARATIONS, ARCHS, INCLUDE_DIRECTORIES, COMPILE_DEFINITIONS, NVCC_FLAGS, ENTRIES, "
                "EXTERNAL_IMAGE, PYTHON, OUTPUT_DIRECTORY, JOB_POOL, COMPILE_COMMANDS, "
                "NO_COMPILE_COMMANDS")
   string(JOIN "" keywords ${keywords})
@@ -264,9 +278,27 @@ function(tlc_add_launcher_library name)
       _tlc_launcher_fail("${keyword} given without a value")
     endif()
   endforeach()
-  if(NOT ARG_SOURCES)
-    _tlc_launcher_fail("no SOURCES: give the .cu files to compile")
+  # Device images another compiler made (docs/images.md), with headers declaring their kernels:
+  # tlc takes them in place of sources.
+  if(ARG_SOURCES AND ARG_IMAGES)
+    _tlc_launcher_fail("SOURCES and IMAGES exclude each other: one library takes .cu sources or "
+                       "device images (.cubin, .fatbin, .ptx), not both")
+  elseif(NOT ARG_SOURCES AND NOT ARG_IMAGES)
+    _tlc_launcher_fail("no SOURCES: give the .cu files to compile (or IMAGES: device images)")
   endif()
+  if(ARG_DECLARATIONS AND NOT ARG_IMAGES)
+    _tlc_launcher_fail("DECLARATIONS declare the kernels of IMAGES, and no IMAGES are given")
+  endif()
+  foreach(image IN LISTS ARG_IMAGES)
+    if(NOT image MATCHES "\\.(cubin|fatbin|ptx)$")
+      _tlc_launcher_fail("IMAGES entry '${image}' is not a .cubin, .fatbin or .ptx file")
+    endif()
+  endforeach()
+  foreach(header IN LISTS ARG_DECLARATIONS)
+    if(NOT header MATCHES "\\.(h|cuh|hpp|hxx)$")
+      _tlc_launcher_fail("DECLARATIONS entry '${header}' is not a header (.h, .cuh, .hpp)")
+    endif()
+  endforeach()
   if(ARG_COMPILE_COMMANDS AND ARG_NO_COMPILE_COMMANDS)
     _tlc_launcher_fail("COMPILE_COMMANDS and NO_COMPILE_COMMANDS exclude each other")
   endif()
@@ -290,7 +322,7 @@ function(tlc_add_launcher_library name)
   endif()
 
   set(sources)
-  foreach(source IN LISTS ARG_SOURCES)
+  foreach(source IN LISTS ARG_SOURCES ARG_IMAGES ARG_DECLARATIONS)
     cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
     get_source_file_property(generated "${source}" GENERATED)
     if(EXISTS "${source}" OR generated)
@@ -317,7 +349,11 @@ function(tlc_add_launcher_library name)
   endif()
   # One SASS-only target is a cubin; everything else (PTX, several targets) a fatbin.
   list(LENGTH ARG_ARCHS archCount)
+  # Without ARCHS a build of images takes the targets they hold: one cubin stays a cubin.
+  list(LENGTH ARG_IMAGES imageCount)
   if(archCount EQUAL 1 AND ARG_ARCHS MATCHES "-real$")
+    set(image "${outDir}/${name}.cubin")
+  elseif(archCount EQUAL 0 AND imageCount EQUAL 1 AND ARG_IMAGES MATCHES "\\.cubin$")
     set(image "${outDir}/${name}.cubin")
   else()
     set(image "${outDir}/${name}.fatbin")

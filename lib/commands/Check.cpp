@@ -1,11 +1,14 @@
 // `tlc check`: the module-wide checks without building.
 #include "checks/Analysis.h"
 #include "commands/Commands.h"
+#include "pipeline/ImageInputs.h"
 
 namespace tlc {
 
 llvm::Error runCheck(const SourceOptions& requested, llvm::raw_ostream& out) {
   SourceOptions options = requested;
+  if (llvm::Error error = refuseImageInputs("check", options.inputs))
+    return error;
   if (auto flags = applyCompileCommands(options); !flags)
     return flags.takeError();
   auto toolkit = findCudaToolkit(options.cudaPath);

@@ -109,6 +109,10 @@ void addParseArch(CLI::App& command, SourceOptions& options) {
 
 void addBuildOptions(CLI::App& command, BuildOptions& options) {
   addSourceOptions(command, options.sources);
+  // Also device images, with headers declaring their kernels (pipeline/ImageInputs.h).
+  command.get_option("files")->description(
+      "CUDA source files (.cu); or device images (.cubin, .fatbin, .ptx) with headers declaring "
+      "their kernels (.h, .cuh, .hpp; docs/images.md)");
   command.add_option("-o,--output", options.outputDir, "Output folder (not nvcc's output file)")
       ->required()
       ->type_name("DIR");
@@ -568,7 +572,8 @@ std::unique_ptr<CLI::App> makeApp(CommandLine& into) {
   addColorOption(*check, into.color);
 
   CLI::App* build = app->add_subcommand(
-      "build", "Compile .cu files into a device image and a launcher library with a C header");
+      "build", "Compile .cu files (or take device images) into a device image and a launcher "
+               "library with a C header");
   addBuildOptions(*build, into.build);
   addColorOption(*build, into.color);
 

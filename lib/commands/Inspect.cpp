@@ -3,11 +3,14 @@
 #include "commands/Commands.h"
 #include "commands/InspectTable.h"
 #include "model/ModelJson.h"
+#include "pipeline/ImageInputs.h"
 
 namespace tlc {
 
 llvm::Error runInspect(const InspectOptions& options, llvm::raw_ostream& out) {
   SourceOptions sources = options.sources;
+  if (llvm::Error error = refuseImageInputs("inspect", sources.inputs))
+    return error;
   if (auto flags = applyCompileCommands(sources); !flags)
     return flags.takeError();
   auto toolkit = findCudaToolkit(sources.cudaPath);

@@ -79,7 +79,8 @@ public:
       if (function->isDependentContext()) {
         rememberTemplate(*function);
         rememberLibraryTemplate(*function);
-      } else if (function->doesThisDeclarationHaveABody() || lostItsBody(*function))
+      } else if (function->doesThisDeclarationHaveABody() || lostItsBody(*function) ||
+                 declaresImageKernel(*function))
         extractKernel(*function);
       return true;
     }
@@ -117,6 +118,14 @@ public:
   }
 
 private:
+  // A header of declarations for a device image's kernels (FrontendOptions::declarationsOnly):
+  // each kernel it declares is one to launch, the first declaration standing for it, as no
+  // definition will come.
+  bool declaresImageKernel(const clang::FunctionDecl& function) const {
+    return Facts.declarationsOnly && function.isFirstDecl() && !function.isDefined() &&
+           !isInSystemHeader(Context, function.getLocation());
+  }
+
   // An instantiated kernel template whose body Clang refused (a `__shared__` object with a
   // constructor, which nvcc only warns about): Clang drops that body and marks the declaration
   // invalid, yet the declaration itself was instantiated, and nvcc, the compiler of record,

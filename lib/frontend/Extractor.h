@@ -29,6 +29,8 @@ struct TranslationUnitFacts {
   std::vector<std::string> libraryKernelTemplates;
   std::vector<std::string> filesRead; // every file Clang opened (inputs and headers)
   bool deviceSideLaunch = false;      // a kernel launched from device code: relocatable code needed
+  // Set before the parse: the input declares kernels of a device image (FrontendOptions).
+  bool declarationsOnly = false;
 };
 
 std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,

@@ -333,6 +333,7 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
                      const CudaToolkit& toolkit, const MacroValues& nvccView) {
   UnitOutcome outcome;
   outcome.facts.input = input;
+  outcome.facts.declarationsOnly = options.declarationsOnly;
   llvm::raw_string_ostream diagnosticsStream(outcome.diagnostics);
   // The text is printed later, in input order; a string stream has colors off unless told.
   diagnosticsStream.enable_colors(options.color);

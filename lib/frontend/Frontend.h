@@ -35,6 +35,9 @@ struct FrontendOptions {
   unsigned jobs = 0;          // parallel jobs (-j); 0 = effectiveJobs()'s default
   bool color = false;         // ANSI colors in diagnostics
   bool verbose = false;       // show Clang's diagnostics that nvcc does not share
+  // The inputs are headers of declarations for kernels of given device images
+  // (pipeline/ImageInputs.h): a kernel declared without a body in them is one to launch.
+  bool declarationsOnly = false;
 };
 
 // nvcc's default target when no --arch is given (sm_75 since CUDA 13.0).

@@ -19,6 +19,7 @@
 #include "pipeline/Executor.h"
 #include "pipeline/HostBuild.h"
 #include "pipeline/ImageCheck.h"
+#include "pipeline/ImageInputs.h"
 #include "pipeline/LayoutCheck.h"
 #include "pipeline/Manifest.h"
 #include "pipeline/OutputPaths.h"
@@ -64,7 +65,11 @@ llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   std::string name = options.name;
   std::string source = "--name '" + name + "'";
   if (name.empty()) {
-    std::string file = llvm::sys::path::filename(options.sources.inputs.front()).str();
+    // A build of images is named after its image, not the header declaring its kernels.
+    std::vector<std::string> images = imageInputsOf(options.sources.inputs);
+    std::string file =
+        llvm::sys::path::filename(images.empty() ? options.sources.inputs.front() : images.front())
+            .str();
     name = identifierFrom(llvm::sys::path::stem(file).str());
     source = "the module name '" + name + "' (from " + file + ", as no --name was given)";
   }
@@ -110,7 +115,9 @@ std::string suggestedName(const BuildOptions& options) {
 // Several inputs make one module, whose name prefixes the whole API: no one input's name is the
 // module's, so the user names it (a three-file build named after its first file reads wrong).
 llvm::Error checkNameGiven(const BuildOptions& options) {
-  const std::vector<std::string>& inputs = options.sources.inputs;
+  std::vector<std::string> inputs = options.sources.inputs;
+  if (hasImageInputs(inputs)) // the headers declaring an image's kernels name nothing
+    inputs = imageInputsOf(inputs);
   if (inputs.size() < 2 || !options.name.empty())
     return llvm::Error::success();
   return usageError(
@@ -175,10 +182,14 @@ struct ToolView {
   DeviceBuildOptions device;
   HostBuildOptions host;
   std::optional<PythonBuildOptions> python; // with --python
+  // A build of device images (pipeline/ImageInputs.h): what they hold, each target's source.
+  std::optional<ImageSet> images;
+  std::vector<TargetSource> imageSources;
+  ImageBuildOptions imageOptions;
 
   void setWorkDir(const std::string& dir) {
     names.setWorkDir(dir);
-    device.workDir = host.workDir = dir;
+    device.workDir = host.workDir = imageOptions.workDir = dir;
     if (python)
       python->workDir = dir;
   }
@@ -193,10 +204,16 @@ public:
         Paths(options.sources.inputs, Work->workDir()),
         Slots(effectiveJobs(options.sources.frontend.jobs), processJobserver()), Cache(cache),
         Remote(remote), Relocation(std::move(relocation)), DeviceOptions(std::move(view.device)),
-        Device(planDeviceBuild(DeviceOptions, Tools.toolkit)),
+        Device(view.images ? DevicePlan() : planDeviceBuild(DeviceOptions, Tools.toolkit)),
         Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)),
         Python(view.python ? std::optional<PythonPlan>(planPythonBuild(*view.python))
                            : std::nullopt) {
+    if (view.images) {
+      ImageBuild build = planImageBuild(*view.images, view.imageSources, view.imageOptions);
+      Device = std::move(build.device);
+      Staged = std::move(build.staged);
+      Images = std::move(view.images);
+    }
     // The tools and tlc's own files are named by what they are, not where they are installed.
     Paths.addPlaceholder(Tools.toolkit.root, "<cuda>");
     // tlc's own folders only (a checkout's build folder is tlc's prefix there, and may hold
@@ -272,6 +289,9 @@ public:
 
     if (llvm::Error error = Names.materialize())
       return error;
+    if (Images)
+      if (llvm::Error error = stageImageFiles(*Images, {Device, Staged}))
+        return error;
     if (llvm::Error error = execute())
       return error;
 
@@ -314,7 +334,7 @@ public:
   // __CUDACC_RDC__, which the parse must see too).
   llvm::Error execute() {
     BuildPlanOptions planOptions;
-    planOptions.inputCount = Options.sources.inputs.size();
+    planOptions.inputCount = parsedInputs().size();
     planOptions.emitOnly = Options.emitOnly;
     planOptions.python = Options.python;
     BuildPlan plan = planBuild(planOptions, Device, Host, Python ? &*Python : nullptr);
@@ -382,7 +402,7 @@ private:
   llvm::Error writeCompileCommands() const {
     if (Options.compileCommandsOut.empty())
       return llvm::Error::success();
-    return writeCompileDatabase(Options.compileCommandsOut, Options.sources.inputs,
+    return writeCompileDatabase(Options.compileCommandsOut, parsedInputs(),
                                 Options.sources.frontend, Tools.toolkit);
   }
 
@@ -537,10 +557,19 @@ private:
   // The sources are temporaries, unless they are what was asked for (--emit-only).
   std::string sourceDir() const { return Options.emitOnly ? Work->outputsDir() : Work->workDir(); }
 
-  // Task: parse and check every input.
+  // What Clang parses: the sources, or the headers declaring the kernels of images.
+  std::vector<std::string> parsedInputs() const {
+    return Images ? Images->declarations : Options.sources.inputs;
+  }
+
+  // Task: parse and check every input. Images without declarations have nothing to parse: their
+  // launchers come from the image alone.
   llvm::Error parse() {
-    auto analyzed =
-        analyze(Options.sources.inputs, Options.sources.frontend, Tools.toolkit, &Slots);
+    llvm::Expected<Analysis> analyzed = Analysis();
+    if (Images && Images->declarations.empty())
+      analyzed->module.inputs = Images->images;
+    else
+      analyzed = analyze(parsedInputs(), Options.sources.frontend, Tools.toolkit, &Slots);
     if (!analyzed)
       return analyzed.takeError();
     Module& module = analyzed->module;
@@ -564,6 +593,8 @@ private:
   // `#if __CUDA_ARCH__ < 900`, say): the inputs are parsed again for each other arch of the
   // build, and the kernels found there join the module. `undeclared` keeps what none explains.
   llvm::Error parseOtherArchs(std::set<std::string>& undeclared, const EntriesByInput& entries) {
+    if (Images) // declarations are not code for one arch
+      return llvm::Error::success();
     Module& module = Parsed->module;
     std::set<std::string> archs;
     for (const GpuTarget& target : Options.targets)
@@ -595,6 +626,9 @@ private:
   // Each input's entry symbols, by its name in the module: from the image itself for one input
   // compiled whole-program, else from each input's own relocatable object.
   llvm::Expected<EntriesByInput> entriesByInput() const {
+    if (Images)
+      return imageEntriesByInput(*Images,
+                                 [this](const std::string& input) { return Paths.input(input); });
     EntriesByInput entries;
     const std::vector<std::string>& inputs = Options.sources.inputs;
     const TargetImage& first = Device.targets.front();
@@ -633,8 +667,12 @@ private:
         return error;
     SourceDiagnostics diagnostics(llvm::errs(), Options.sources.frontend.color);
     diagnostics.setFileNames([this](const std::string& file) { return Paths.sourcePath(file); });
-    if (llvm::Error error = assignKernelTargets(module, Device, *targetEntries,
-                                                {*entries, unresolved}, diagnostics))
+    if (Images)
+      if (llvm::Error error = checkDeclaredKernels(module, *targetEntries, diagnostics))
+        return error;
+    ParseFacts parse{*entries, unresolved, Images.has_value(),
+                     Images && !Images->declarations.empty()};
+    if (llvm::Error error = assignKernelTargets(module, Device, *targetEntries, parse, diagnostics))
       return error;
     if (module.kernels.empty())
       return inputError("no kernels to launch in " + llvm::join(Options.sources.inputs, ", ") +
@@ -647,7 +685,8 @@ private:
     // --entry names kernels by their final symbols too; the others stay in the image.
     if (llvm::Error error = selectEntries(module, Options.entries))
       return error;
-    if (llvm::Error error = checkParameterLayouts(module, Device, *targetEntries, diagnostics))
+    if (llvm::Error error =
+            checkParameterLayouts(module, Device, *targetEntries, diagnostics, Images.has_value()))
       return error;
     deriveFacts(module); // untyped parameters' C types follow the image's sizes
     return copyFile(Device.image, Work->outputsDir() + "/" + imageFile());
@@ -858,12 +897,14 @@ private:
   bool LauncherCompiled = false; // ...and compiled since
   std::string NvccRelease, HostRelease;
   std::vector<CachedFile> Outputs;
+  std::optional<ImageSet> Images; // a build of device images: what they hold
+  std::vector<StagedFile> Staged; // ...and the files of theirs the tools read
 };
 
 // The options as the build uses them: the compile database's flags and targets applied, the
 // targets resolved, the parse arch and the module's name decided.
 llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
-                                            const CudaToolkit& toolkit) {
+                                            const CudaToolkit& toolkit, const ImageSet* images) {
   BuildOptions options = requested;
   auto databaseFlags = applyCompileCommands(options.sources);
   if (!databaseFlags)
@@ -893,14 +934,17 @@ llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
   if (!targets)
     return targets.takeError();
   options.targets = std::move(*targets);
+  if (images && !asked) // a build of images makes what they hold
+    options.targets = targetsHeld(*images);
   // Parse for the newest arch built: its kernels are the ones the launcher must reach. The parse
   // sees what nvcc sees: its flags and whether the code is relocatable.
   FrontendOptions& frontend = options.sources.frontend;
   if (frontend.arch.empty())
     frontend.arch = parseArchFor(options.targets);
   frontend.nvccFlags = options.nvccFlags;
-  frontend.relocatable =
-      relocatableCode(options.sources.inputs.size(), options.nvccFlags, !options.launcher.empty());
+  frontend.relocatable = !images && relocatableCode(options.sources.inputs.size(),
+                                                    options.nvccFlags, !options.launcher.empty());
+  frontend.declarationsOnly = images != nullptr;
   auto name = moduleName(options);
   if (!name)
     return name.takeError();
@@ -959,6 +1003,23 @@ llvm::Expected<std::unique_ptr<RemoteCache>> remoteCacheFor(const BuildOptions& 
   return std::make_unique<RemoteCache>(std::move(*storage));
 }
 
+// A build of images: the toolkit's ptxas and fatbinary, and a link to each image, which they
+// read as it is (not copied: a copy of a source starts with a line marker).
+void prepareImageTools(const BuildOptions& options, const BuildTools& tools, ToolView& view) {
+  ImageBuildOptions& image = view.imageOptions;
+  image.name = options.name;
+  image.targets = options.targets;
+  std::string cuda = view.names.link(tools.toolkit.root, "cuda");
+  image.ptxas = cuda + "/bin/ptxas";
+  image.fatbinary = cuda + "/bin/fatbinary";
+  std::vector<std::string> images = imageInputsOf(options.sources.inputs);
+  for (size_t i = 0; i < images.size(); ++i) {
+    std::string suffix = llvm::sys::path::extension(images[i]).lower();
+    image.linked.push_back(view.names.link(images[i], "image" + std::to_string(i) + suffix));
+    image.displayed.push_back(llvm::sys::path::filename(images[i]).str());
+  }
+}
+
 // The options the tools get: the inputs copied into the work folder and every other path a
 // link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
 llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools,
@@ -974,7 +1035,11 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   device.launcher = options.launcher;
   device.relocatable = frontend.relocatable;
   bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
-  for (size_t i = 0; i < options.sources.inputs.size(); ++i) {
+  // A build of images: ptxas and fatbinary read them through links, nvcc reads nothing.
+  bool images = hasImageInputs(options.sources.inputs);
+  if (images)
+    prepareImageTools(options, tools, view);
+  for (size_t i = 0; i < options.sources.inputs.size() && !images; ++i) {
     const std::string& input = options.sources.inputs[i];
     SourceIdentity identity =
         sourceIdentity(input, relocation.path(absolutePath(input)), debugInfo);
@@ -997,7 +1062,7 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   if (!nvccFlags)
     return nvccFlags.takeError();
   device.nvccFlags = std::move(*nvccFlags);
-  for (size_t i = 0; i < options.sources.inputs.size(); ++i) {
+  for (size_t i = 0; i < options.sources.inputs.size() && !images; ++i) {
     const std::string& input = options.sources.inputs[i];
     ToolPaths::Macros inputMacros = macros;
     std::vector<std::string> flags;
@@ -1042,6 +1107,17 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
 static llvm::Error buildAndPublish(const BuildOptions& requested) {
   if (requested.outputDir.empty())
     return usageError("-o '' names no folder");
+  // Device images as inputs (pipeline/ImageInputs.h): read, and refused when unreadable (a
+  // usage error: the wrong file was given), first.
+  if (llvm::Error error = checkImageInputKinds(requested.sources.inputs))
+    return error;
+  std::optional<ImageSet> images;
+  if (hasImageInputs(requested.sources.inputs)) {
+    auto read = readImageInputs(requested.sources.inputs);
+    if (!read)
+      return read.takeError();
+    images = std::move(*read);
+  }
   if (llvm::Error error = checkInputFiles(requested.sources.inputs))
     return error;
   if (llvm::Error error = checkOutputIsFolder(requested))
@@ -1057,9 +1133,16 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
     return toolkit.takeError();
   if (llvm::Error error = checkToolkitPath(*toolkit))
     return error;
-  auto options = resolveOptions(requested, *toolkit);
+  auto options = resolveOptions(requested, *toolkit, images ? &*images : nullptr);
   if (!options)
     return options.takeError();
+  std::vector<TargetSource> imageSources;
+  if (images) {
+    auto chosen = chooseTargetSources(*images, options->targets);
+    if (!chosen)
+      return chosen.takeError();
+    imageSources = std::move(*chosen);
+  }
   auto tools = findTools(*options, std::move(*toolkit));
   if (!tools)
     return tools.takeError();
@@ -1072,6 +1155,10 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
   auto view = prepareTools(*options, *tools, *relocation);
   if (!view)
     return view.takeError();
+  if (images) {
+    view->images = std::move(images);
+    view->imageSources = std::move(imageSources);
+  }
   auto cacheEnabled = cacheEnabledByEnvironment();
   if (!cacheEnabled)
     return cacheEnabled.takeError();

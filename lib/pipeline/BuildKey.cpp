@@ -38,7 +38,7 @@ void addPerInput(CacheKey& key, llvm::StringRef label,
 void addFrontend(CacheKey& key, const FrontendOptions& frontend, const KeyPaths& paths) {
   [[maybe_unused]] const auto& [preprocessorFlags, standard, arch, extraArgs, inputArgs,
                                 tlcIncludeDir, nvccFlags, relocatable, hostIncludeDir, jobs, color,
-                                verbose] = frontend;
+                                verbose, declarationsOnly] = frontend;
   // Folders and files absolute (relocated), macros as they are.
   for (size_t i = 0; i < preprocessorFlags.size(); ++i) {
     llvm::StringRef flag = preprocessorFlags[i];
@@ -56,6 +56,8 @@ void addFrontend(CacheKey& key, const FrontendOptions& frontend, const KeyPaths&
   key.add("tlc-include", paths.folder(tlcIncludeDir));
   key.add("relocatable", relocatable ? "yes" : "no");
   key.add("host-include", paths.folder(hostIncludeDir));
+  // Headers read for their declarations only, beside device images (pipeline/ImageInputs.h).
+  key.add("declarations-only", declarationsOnly ? "yes" : "no");
   // Not in the key: `nvccFlags` (the build's own, keyed with the build's options), `jobs` (how
   // many tools at once), `color` and `verbose` (how diagnostics look).
 }

@@ -130,10 +130,13 @@ static const ImageEntry* describedEntry(const std::vector<TargetEntries>& entrie
 }
 
 // Why a kernel made from the image has no typed form, for its warning.
-static std::string imageKernelWarning(const Kernel& kernel, const std::string* unresolved) {
+static std::string imageKernelWarning(const Kernel& kernel, const std::string* unresolved,
+                                      bool images) {
   std::string text = "kernel '" + kernel.displayName + "' of " + kernel.translationUnits.front() +
-                     " is nvcc's entry " + kernel.symbol;
-  if (unresolved)
+                     (images ? " is the image's entry " : " is nvcc's entry ") + kernel.symbol;
+  if (images)
+    text += ", which no header given declares";
+  else if (unresolved)
     text += ", which tlc could not match to the kernel Clang parsed here (" + *unresolved + ")";
   else
     text += ", which Clang's parse did not see (code under a macro only nvcc defines, or "
@@ -173,8 +176,11 @@ static void addImageKernels(Module& module, const std::set<std::string>& undecla
     }
     Kernel kernel =
         kernelFromImage(*entry, input, declaration ? &module.kernels[declaration->index] : nullptr);
-    std::string warning = imageKernelWarning(kernel, declaration ? &declaration->why : nullptr);
-    if (kernel.location.valid())
+    std::string warning =
+        imageKernelWarning(kernel, declaration ? &declaration->why : nullptr, parse.images);
+    if (parse.images && !parse.declarationsGiven)
+      printToolMessage(MessageKind::Note, warning); // the user chose the image's own facts
+    else if (kernel.location.valid())
       diagnostics.warning(kernel.location, warning);
     else
       printToolMessage(MessageKind::Warning, warning);

@@ -39,6 +39,11 @@ std::set<std::string> undeclaredEntries(const Module& module,
 struct ParseFacts {
   const EntriesByInput& inputs;
   const std::vector<UnresolvedKernel>& unresolved;
+  // The inputs are device images (pipeline/ImageInputs.h): an entry without a launcher was not
+  // declared, rather than hidden from Clang; and whether any header declares their kernels (if
+  // none does, every launcher comes from the image, which a note says once).
+  bool images = false;
+  bool declarationsGiven = false;
 };
 
 // Sets each kernel's `targets` (names from `plan`) to those whose entries hold it. Entries no

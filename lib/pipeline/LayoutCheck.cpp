@@ -62,17 +62,21 @@ void adoptImageSizes(Kernel& kernel, const ImageEntry& entry) {
 }
 
 // Reports the first difference between the launcher's layout and the image's, if any.
+// `images`: the image is an input and the kernel's declaration a header's (ImageInputs.h), so
+// the message blames the declaration, not a disagreement between Clang and nvcc.
 bool layoutsAgree(const Kernel& kernel, const ImageEntry& entry, const std::string& target,
-                  SourceDiagnostics& diagnostics) {
+                  SourceDiagnostics& diagnostics, bool images) {
   std::vector<ImageParam> launcher = launcherLayout(kernel, entry);
-  std::string both = "nvcc's image (" + target + "): " + layoutText(kernel, entry.params) +
+  std::string image = images ? "the image" : "nvcc's image";
+  std::string both = image + " (" + target + "): " + layoutText(kernel, entry.params) +
                      "; the launcher: " + layoutText(kernel, launcher);
   if (launcher.size() != entry.params.size()) {
     diagnostics.error(kernel.location,
                       "kernel '" + kernel.displayName + "' takes " +
                           std::to_string(launcher.size()) + " parameter(s) as Clang parsed it, " +
-                          std::to_string(entry.params.size()) + " in nvcc's image (" + target +
-                          "): the two compilers saw different declarations");
+                          std::to_string(entry.params.size()) + " in " + image + " (" + target +
+                          (images ? "): the declaration is not the image's kernel's"
+                                  : "): the two compilers saw different declarations"));
     diagnostics.note(kernel.location, both);
     return false;
   }
@@ -83,12 +87,16 @@ bool layoutsAgree(const Kernel& kernel, const ImageEntry& entry, const std::stri
     SourceLocation at = param.location.valid() ? param.location : kernel.location;
     diagnostics.error(
         at, "parameter '" + param.name + "' of kernel '" + kernel.displayName + "' is " +
-                placed(entry.params[i]) + " in nvcc's image (" + target + "), but " +
+                placed(entry.params[i]) + " in " + image + " (" + target + "), but " +
                 placed(launcher[i]) + " as Clang lays '" + param.type + "' out (aligned to " +
                 std::to_string(param.align) +
-                "): the two compilers lay it out differently (a member under #ifdef __clang__, "
-                "a packing pragma, alignas, long double...), and its launcher would pass the "
-                "wrong bytes; give the type one layout for both");
+                (images ? "): the declaration does not say the image's kernel's parameter, and "
+                          "its launcher would pass the wrong bytes; declare it as the kernel "
+                          "that made the image has it"
+                        : "): the two compilers lay it out differently (a member under #ifdef "
+                          "__clang__, a packing pragma, alignas, long double...), and its "
+                          "launcher would pass the wrong bytes; give the type one layout for "
+                          "both"));
     diagnostics.note(at, both);
     return false;
   }
@@ -99,7 +107,7 @@ bool layoutsAgree(const Kernel& kernel, const ImageEntry& entry, const std::stri
 
 llvm::Error checkParameterLayouts(Module& module, const DevicePlan& plan,
                                   const std::vector<TargetEntries>& entries,
-                                  SourceDiagnostics& diagnostics) {
+                                  SourceDiagnostics& diagnostics, bool images) {
   unsigned wrong = 0;
   for (Kernel& kernel : module.kernels) {
     std::vector<size_t> holding; // the kernel's targets, as indices into the plan's
@@ -116,14 +124,16 @@ llvm::Error checkParameterLayouts(Module& module, const DevicePlan& plan,
       adoptImageSizes(kernel, entryOf(entries, holding.front(), kernel));
     for (size_t i : holding)
       if (!layoutsAgree(kernel, entryOf(entries, i, kernel), plan.targets[i].target.code,
-                        diagnostics)) {
+                        diagnostics, images)) {
         ++wrong;
         break; // one error a kernel: the other targets say the same
       }
   }
   if (wrong)
     return reportedInputError(std::to_string(wrong) +
-                              " kernel(s) whose parameters Clang and nvcc lay out differently");
+                              (images ? " kernel(s) declared with other parameters than the image's"
+                                      : " kernel(s) whose parameters Clang and nvcc lay out "
+                                        "differently"));
   return llvm::Error::success();
 }
 

@@ -27,8 +27,9 @@ namespace tlc {
 // every target holding it (Kernel::targets, names from `plan`). A mismatch is an error at the
 // parameter (or at the kernel, for a parameter count) naming both layouts; InputError after all
 // are reported. InternalError where the image does not describe a kernel's parameters.
+// `images`: the image is an input, declared by a header (pipeline/ImageInputs.h).
 llvm::Error checkParameterLayouts(Module& module, const DevicePlan& plan,
                                   const std::vector<TargetEntries>& entries,
-                                  SourceDiagnostics& diagnostics);
+                                  SourceDiagnostics& diagnostics, bool images = false);
 
 } // namespace tlc

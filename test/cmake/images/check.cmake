@@ -1,0 +1,27 @@
+# Included by run_project.cmake after the images project was built: each library's manifest holds
+# the targets its images gave, and the image file tlc_add_launcher_library expects.
+function(targets_of library out)
+  file(READ "${BUILD}/${library}/${library}.json" manifest)
+  string(JSON count LENGTH "${manifest}" targets)
+  set(codes)
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON code GET "${manifest}" targets ${i} code)
+    list(APPEND codes "${code}")
+  endforeach()
+  set(${out} "${codes}" PARENT_SCOPE)
+endfunction()
+
+function(expect library expected image)
+  targets_of(${library} codes)
+  if(NOT codes STREQUAL expected)
+    fail("${library}: targets ${codes}, expected ${expected}")
+  endif()
+  if(NOT EXISTS "${BUILD}/${library}/${library}.${image}")
+    fail("${library}: no ${library}.${image}")
+  endif()
+  message("---- ${library}: ${codes} in ${library}.${image}")
+endfunction()
+
+expect(images_cubin "sm_90a" cubin)
+expect(images_ptx "sm_80;compute_80;sm_90a;compute_90a" fatbin)
