@@ -1,0 +1,42 @@
+// Constructs found in real CUDA projects that once built wrong: one fixture per cause under
+// test/fixtures/realcode, each checked where the wrong result showed (the model, the generated
+// header a caller compiles against).
+#include "BuildSupport.h"
+#include "TestSupport.h"
+
+#include <catch2/catch.hpp>
+
+using namespace tlc;
+using namespace tlc::test;
+
+TEST_CASE("a parameter declared as an array of arrays is a pointer to rows, not to pointers",
+          "[realcode]") {
+  Analysis analysis = analyzeOk({fixture("realcode/array_rows.cu")});
+  const Kernel& kernel = kernelNamed(analysis.module, "add_rows");
+  REQUIRE(kernel.params.size() == 3);
+  for (const Param& param : kernel.params) {
+    INFO(param.name);
+    CHECK(param.kind == ParamKind::Pointer);
+    CHECK(param.ctype.baseKind == CType::Base::Void);
+    CHECK(param.ctype.pointers.size() == 1);
+  }
+  CHECK(kernel.params[0].ctype.baseConst);       // const float in[8][4]
+  CHECK_FALSE(kernel.params[1].ctype.baseConst); // float out[8][4]
+  CHECK_FALSE(kernel.params[2].ctype.baseConst); // float (**table)[4]
+}
+
+TEST_CASE("C and C++ callers pass pointers to rows to an array-of-arrays kernel",
+          "[realcode][build]") {
+  std::string out = scratchDir("realcode-array-rows") + "/out";
+  buildOk({fixture("realcode/array_rows.cu"), "--arch", "sm_90a", "--emit-only", "-o", out});
+  std::string caller = fixture("realcode/array_rows_use.c");
+  CommandResult asC = run({"cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I" + out,
+                           "-isystem", cudaInclude(), "-fsyntax-only", caller});
+  INFO(asC.output);
+  CHECK(asC.exitCode == 0);
+  CommandResult asCpp =
+      run({"c++", "-x", "c++", "-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I" + out,
+           "-isystem", cudaInclude(), "-fsyntax-only", caller});
+  INFO(asCpp.output);
+  CHECK(asCpp.exitCode == 0);
+}
