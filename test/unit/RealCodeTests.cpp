@@ -40,3 +40,14 @@ TEST_CASE("C and C++ callers pass pointers to rows to an array-of-arrays kernel"
   INFO(asCpp.output);
   CHECK(asCpp.exitCode == 0);
 }
+
+TEST_CASE("parameters named like the launcher's runtime calls and tables still build",
+          "[realcode][build]") {
+  std::string out = scratchDir("realcode-launcher-names") + "/out";
+  buildOk({fixture("realcode/launcher_names.cu"), "--arch", "sm_90a", "-o", out});
+  std::string header = readText(out + "/launcher_names.h");
+  CHECK_THAT(header, Catch::Contains("launcher_names_named_like_launcher(const tlc_config* "
+                                     "config, launcher_names_Launch launch_, int* kEmpty_, "
+                                     "int* gModule_, float* launchEncoded_, const float* "
+                                     "launchWithTensors_)"));
+}
