@@ -51,3 +51,37 @@ TEST_CASE("parameters named like the launcher's runtime calls and tables still b
                                      "int* gModule_, float* launchEncoded_, const float* "
                                      "launchWithTensors_)"));
 }
+
+namespace {
+
+std::vector<std::string> kernelNames(const Module& module) {
+  std::vector<std::string> names;
+  for (const Kernel& kernel : module.kernels)
+    names.push_back(kernel.displayName);
+  return names;
+}
+
+} // namespace
+
+TEST_CASE("the parse defines nvcc's arch-specific and family-specific arch macros", "[realcode]") {
+  using Names = std::vector<std::string>;
+  const std::string input = fixture("realcode/arch_specific.cu");
+  CHECK(kernelNames(analyzeOk({input}, "sm_90a").module) == Names{"specific_path", "family_path"});
+  CHECK(kernelNames(analyzeOk({input}, "sm_90").module) == Names{"portable_path"});
+  // Clang knows no family targets: sm_100f parses as sm_100 with nvcc's family macro.
+  CHECK(kernelNames(analyzeOk({input}, "sm_100f").module) == Names{"family_path"});
+}
+
+TEST_CASE("a build for an arch-specific or a family target finds nvcc's kernels in the parse",
+          "[realcode][build]") {
+  for (const char* arch : {"sm_90a", "sm_100f"}) {
+    INFO(arch);
+    std::string out = scratchDir(std::string("realcode-arch-") + arch) + "/out";
+    ToolRun build = buildOk({fixture("realcode/arch_specific.cu"), "--arch", arch, "-o", out});
+    CHECK_THAT(build.err, !Catch::Contains("did not see"));
+    nlohmann::json manifest = manifestOf(out, "arch_specific");
+    for (const nlohmann::json& kernel : manifest["kernels"])
+      CHECK(kernel["from_image"] == false);
+    checkImageMatchesManifest(out, manifest);
+  }
+}
