@@ -25,6 +25,15 @@ TEST_CASE("a parameter declared as an array of arrays is a pointer to rows, not 
   CHECK_FALSE(kernel.params[2].ctype.baseConst); // float (**table)[4]
 }
 
+TEST_CASE("tlc inspect names a pointer-to-rows parameter inside its declarator", "[realcode]") {
+  ToolRun inspect = runTlc({"inspect", fixture("realcode/array_rows.cu"), "--arch", "sm_90a"});
+  INFO(inspect.err);
+  REQUIRE(inspect.exitCode == 0);
+  CHECK_THAT(
+      inspect.out,
+      Catch::Contains("add_rows(const float (*in)[4], float (*out)[4], float (**table)[4])"));
+}
+
 TEST_CASE("C and C++ callers pass pointers to rows to an array-of-arrays kernel",
           "[realcode][build]") {
   std::string out = scratchDir("realcode-array-rows") + "/out";
