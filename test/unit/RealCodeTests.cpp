@@ -4,6 +4,8 @@
 #include "BuildSupport.h"
 #include "TestSupport.h"
 
+#include "pipeline/SymbolResolution.h"
+
 #include <catch2/catch.hpp>
 
 using namespace tlc;
@@ -93,4 +95,28 @@ TEST_CASE("a build for an arch-specific or a family target finds nvcc's kernels 
       CHECK(kernel["from_image"] == false);
     checkImageMatchesManifest(out, manifest);
   }
+}
+
+TEST_CASE("template arguments Clang mangles with a conversion are matched to nvcc's entries",
+          "[realcode]") {
+  CHECK(withoutArgumentConversions("void lookup<&table.<float at offset 0>>(float*)") ==
+        "void lookup<&table>(float*)");
+  CHECK(withoutArgumentConversions("void byref<(int const*)(&value)>(int*)") ==
+        "void byref<&value>(int*)");
+  CHECK(withoutArgumentConversions("void scale<(int)5>(float*)") == "void scale<(int)5>(float*)");
+}
+
+TEST_CASE("kernels templated on a global's address build with nvcc's symbols",
+          "[realcode][build]") {
+  std::string out = scratchDir("realcode-pointer-template-args") + "/out";
+  ToolRun build =
+      buildOk({fixture("realcode/pointer_template_args.cu"), "--arch", "sm_90a", "-o", out});
+  CHECK_THAT(build.err, !Catch::Contains("did not see"));
+  nlohmann::json manifest = manifestOf(out, "pointer_template_args");
+  REQUIRE(manifest["kernels"].size() == 2);
+  CHECK(manifest["kernels"][0]["symbol"] == "_Z10from_tableIXadL_Z5tableEEEvPf");
+  CHECK(manifest["kernels"][1]["symbol"] == "_Z12read_counterIXadL_Z7counterEEEvPi");
+  for (const nlohmann::json& kernel : manifest["kernels"])
+    CHECK(kernel["from_image"] == false);
+  checkImageMatchesManifest(out, manifest);
 }
