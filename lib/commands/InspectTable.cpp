@@ -7,13 +7,28 @@
 
 namespace tlc {
 
+// A parameter as C++ declares it: `float *x`, and inside the declarator's parentheses where
+// the type has them (`float (*rows)[4]`, from `float rows[8][4]`; `void (*f)(int)`).
+static std::string declaration(const std::string& type, const std::string& name) {
+  size_t open = type.find_first_of("(");
+  bool inTemplate = std::count(type.begin(), type.begin() + std::min(open, type.size()), '<') !=
+                    std::count(type.begin(), type.begin() + std::min(open, type.size()), '>');
+  if (open != std::string::npos && !inTemplate && open + 1 < type.size() &&
+      (type[open + 1] == '*' || type[open + 1] == '&')) {
+    size_t close = type.find(')', open);
+    if (close != std::string::npos)
+      return type.substr(0, close) + name + type.substr(close);
+  }
+  bool tight = !type.empty() && (type.back() == '*' || type.back() == '&');
+  return type + (tight ? "" : " ") + name;
+}
+
 static std::string signature(const Kernel& kernel) {
   std::string text = kernel.displayName + "(";
   for (const Param& param : kernel.params) {
     if (param.index)
       text += ", ";
-    bool tight = !param.type.empty() && (param.type.back() == '*' || param.type.back() == '&');
-    text += param.type + (tight ? "" : " ") + param.name;
+    text += declaration(param.type, param.name);
   }
   return text + ")";
 }

@@ -46,7 +46,7 @@ std::vector<std::string> commandLine(const std::string& input, const FrontendOpt
       "-x",
       "cuda",
       "--cuda-path=" + toolkit.root,
-      "--cuda-gpu-arch=" + arch,
+      "--cuda-gpu-arch=" + clangGpuArch(arch),
       // A host parse would make libTooling pick the host job and name kernels by their stubs.
       "--cuda-device-only",
       "-nocudalib",
@@ -81,6 +81,8 @@ std::vector<std::string> commandLine(const std::string& input, const FrontendOpt
   }
   for (std::string& define :
        nvccPredefines(toolkit.release, options.relocatable, options.nvccFlags))
+    args.push_back(std::move(define));
+  for (std::string& define : nvccArchPredefines(arch))
     args.push_back(std::move(define));
   // A device-side launch (dynamic parallelism) needs relocatable device code in Clang too.
   if (options.relocatable)

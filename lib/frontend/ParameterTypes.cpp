@@ -197,16 +197,29 @@ bool ParameterTypes::setBase(clang::QualType type, CType& out) {
   return false;
 }
 
+// Whether a chain of pointers ends in an array (`float (*)[M]`, `float (**)[M]`).
+static bool endsInArray(clang::QualType type) {
+  while (type->isPointerType())
+    type = type->getPointeeType();
+  return type->isArrayType();
+}
+
 CType ParameterTypes::toCType(clang::QualType type) {
   CType out;
+  if (endsInArray(type)) {
+    // `float a[N][M]` decays to `float (*)[M]`: a pointer to an array, no pointer to a pointer,
+    // and CType has no array declarator. The address travels as (const) void*, which C and C++
+    // callers convert to from any object pointer implicitly.
+    clang::QualType pointee = type->getPointeeType();
+    out.baseKind = CType::Base::Void;
+    out.base = "void";
+    out.baseConst = Context.getBaseElementType(pointee).isConstQualified();
+    out.pointers = {{type.isConstQualified(), type.isRestrictQualified()}};
+    return out;
+  }
   std::vector<CType::Pointer> levels; // outermost first while walking
   clang::QualType t = type;
-  while (t->isPointerType() || t->isArrayType()) {
-    if (t->isArrayType()) {
-      t = Context.getAsArrayType(t)->getElementType();
-      levels.push_back({});
-      continue;
-    }
+  while (t->isPointerType()) {
     levels.push_back({t.isConstQualified(), t.isRestrictQualified()});
     t = t->getPointeeType();
   }

@@ -34,6 +34,27 @@ std::vector<std::string> nvccPredefines(const std::string& release, bool relocat
   return defines;
 }
 
+std::string clangGpuArch(const std::string& arch) {
+  llvm::StringRef name(arch);
+  return name.ends_with("f") ? name.drop_back().str() : arch;
+}
+
+std::vector<std::string> nvccArchPredefines(const std::string& arch) {
+  llvm::StringRef name(arch);
+  bool specific = name.ends_with("a");
+  bool family = specific || name.ends_with("f");
+  unsigned number = 0;
+  if (!family || !name.starts_with("sm_") ||
+      name.drop_front(3).drop_back().getAsInteger(10, number))
+    return {};
+  std::string value = std::to_string(number * 10); // sm_90a: 900, as __CUDA_ARCH__
+  std::vector<std::string> defines;
+  if (specific)
+    defines.push_back("-D__CUDA_ARCH_SPECIFIC__=" + value);
+  defines.push_back("-D__CUDA_ARCH_FAMILY_SPECIFIC__=" + value);
+  return defines;
+}
+
 const std::vector<std::string>& intrinsicsClangLacks() {
   static const std::vector<std::string> names = {"__ldca", "__ldlu", "__stcg", "__stcs", "__stwb"};
   return names;

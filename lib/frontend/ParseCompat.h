@@ -1,7 +1,8 @@
 // What Clang's CUDA parse lacks that nvcc has, made up for in every parse (never shown to nvcc):
 //   - the macros nvcc predefines (__NVCC__, __CUDACC_VER_MAJOR__/MINOR__/BUILD__, __CUDACC_RDC__
 //     when relocatable, and those of its options: -G's __CUDACC_DEBUG__, ..., from the table of
-//     NvccOptions.h), so `#if __CUDACC_VER_MAJOR__ >= 12` picks the branch nvcc picks;
+//     NvccOptions.h), so `#if __CUDACC_VER_MAJOR__ >= 12` picks the branch nvcc picks, and the
+//     arch-specific and family-specific arch macros, with the GPU Clang parses for;
 //   - a header tlc force-includes: the standard headers nvcc's cuda_runtime.h includes for every
 //     file (time.h, assert.h, stdio.h, ...), declarations of the device intrinsics Clang's CUDA
 //     headers lack (__stcs, __ldca, ...), copied from the toolkit's own headers, and #undef of
@@ -19,6 +20,17 @@ namespace tlc {
 // them to nvcc) and this release ("13.0.88").
 std::vector<std::string> nvccPredefines(const std::string& release, bool relocatable,
                                         const std::vector<std::string>& nvccFlags);
+
+// The GPU Clang parses for when the parse is for `arch` (sm_XX, sm_XXa, sm_XXf): Clang knows no
+// family targets, so sm_100f parses as sm_100, the GPU whose macros (__CUDA_ARCH__ 1000, no
+// __CUDA_ARCH_FEAT_SM100_ALL) are nvcc's for sm_100f.
+std::string clangGpuArch(const std::string& arch);
+
+// -D flags for the arch macros nvcc 12.9+ defines and Clang does not: __CUDA_ARCH_SPECIFIC__ for
+// an arch-specific target (sm_90a: 900), __CUDA_ARCH_FAMILY_SPECIFIC__ for it and for a family
+// target (sm_100f: 1000). Code for Blackwell and Hopper (CUTLASS, cuda_fp8.h) selects kernels and
+// paths by them.
+std::vector<std::string> nvccArchPredefines(const std::string& arch);
 
 // The intrinsics Clang 22's CUDA headers do not declare; a test checks each is still missing.
 const std::vector<std::string>& intrinsicsClangLacks();

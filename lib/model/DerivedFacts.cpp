@@ -9,12 +9,16 @@
 namespace tlc {
 
 std::string cParameterName(const std::string& name) {
-  // C keywords that are not C++ keywords, and the launcher's own parameter and local names
-  // (the C++ overloads' grid_dims and block_dims included).
-  static const char* const reserved[] = {
-      "restrict", "_Bool",    "_Complex",  "_Imaginary",     "_Alignas",      "_Alignof",
-      "_Atomic",  "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "config",
-      "args",     "tensors",  "grid_dims", "block_dims"};
+  // C keywords that are not C++ keywords, and the names a launcher's body uses unqualified: its
+  // own parameters and locals (the C++ overloads' grid_dims and block_dims included), and the
+  // runtime functions and module tables of launcher.cpp, which a parameter would hide.
+  static const char* const reserved[] = {"restrict",       "_Bool",         "_Complex",
+                                         "_Imaginary",     "_Alignas",      "_Alignof",
+                                         "_Atomic",        "_Generic",      "_Noreturn",
+                                         "_Static_assert", "_Thread_local", "config",
+                                         "args",           "tensors",       "grid_dims",
+                                         "block_dims",     "launch",        "launchWithTensors",
+                                         "launchEncoded",  "gModule",       "kEmpty"};
   bool clash = std::find(std::begin(reserved), std::end(reserved), name) != std::end(reserved);
   return clash ? name + "_" : name;
 }

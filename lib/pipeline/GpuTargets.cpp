@@ -1,6 +1,7 @@
 // Resolving --arch and --gencode into the targets a build compiles, in nvcc's meaning.
 #include "pipeline/GpuTargets.h"
 
+#include "frontend/ParseCompat.h"
 #include "support/Error.h"
 #include "support/Process.h"
 
@@ -204,7 +205,7 @@ llvm::Expected<std::vector<GpuTarget>> resolveTargets(const std::vector<std::str
 }
 
 bool isKnownParseArch(const std::string& arch) {
-  return clang::StringToOffloadArch(arch) != clang::OffloadArch::UNKNOWN;
+  return clang::StringToOffloadArch(clangGpuArch(arch)) != clang::OffloadArch::UNKNOWN;
 }
 
 std::vector<std::string> knownParseArchs() {

@@ -6,6 +6,7 @@
 #include "llvm/Demangle/Demangle.h"
 
 #include <cstdlib>
+#include <regex>
 
 namespace tlc {
 
@@ -47,6 +48,32 @@ std::string kernelIdentity(const std::string& symbol) {
   return withoutInternalScopes(llvm::demangle(plain));
 }
 
+std::string withoutArgumentConversions(const std::string& demangled) {
+  // `&table.<float at offset 0>`: Clang's subobject spelling of an array decayed to its first
+  // element; `(int const*)(&value)`: its cast of an address to the parameter's type.
+  static const std::regex subobject(R"(\.<[^<>]* at offset 0>)");
+  static const std::regex cast(R"(\([^()]*\)\((&[^()]*)\))");
+  return std::regex_replace(std::regex_replace(demangled, subobject, ""), cast, "$1");
+}
+
+// An external kernel whose symbol is not in its input's image but whose name is, once the
+// template arguments Clang spells with a conversion are spelled as nvcc (and GCC) spell them
+// (`lookup<&table>`): that entry, when it is the only one.
+static void resolveConvertedArguments(Kernel& kernel, const EntriesByInput& entries) {
+  auto symbols = entries.find(kernel.translationUnits.front());
+  if (symbols == entries.end() || symbols->second.count(kernel.symbol))
+    return;
+  std::string identity = withoutArgumentConversions(llvm::demangle(kernel.symbol));
+  if (identity == llvm::demangle(kernel.symbol))
+    return; // no conversion to tell apart: nvcc did not compile it
+  std::vector<std::string> matches;
+  for (const std::string& symbol : symbols->second)
+    if (llvm::demangle(symbol) == identity)
+      matches.push_back(symbol);
+  if (matches.size() == 1)
+    kernel.symbol = matches.front();
+}
+
 std::string inputHolding(const EntriesByInput& entries, const std::string& symbol) {
   for (const auto& [input, symbols] : entries)
     if (symbols.count(symbol))
@@ -58,8 +85,10 @@ std::vector<UnresolvedKernel> resolveKernelSymbols(Module& module, const Entries
   std::vector<UnresolvedKernel> unresolved;
   for (size_t k = 0; k < module.kernels.size(); ++k) {
     Kernel& kernel = module.kernels[k];
-    if (!kernel.internalLinkage)
+    if (!kernel.internalLinkage) {
+      resolveConvertedArguments(kernel, entries);
       continue;
+    }
     const std::string& input = kernel.translationUnits.front();
     auto symbols = entries.find(input);
     std::string identity = kernelIdentity(kernel.symbol);

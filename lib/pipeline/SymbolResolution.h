@@ -25,7 +25,9 @@ namespace tlc {
 using EntriesByInput = std::map<std::string, std::set<std::string>>;
 
 // Sets Kernel::symbol of every internal-linkage kernel of `module` that one entry of its input
-// matches. Returns the indices of the others, whose symbols stay Clang's, with why.
+// matches, and of every external one whose template arguments Clang mangles with a conversion
+// nvcc leaves out (withoutArgumentConversions). Returns the indices of the internal-linkage ones
+// no entry matches, whose symbols stay Clang's, with why.
 struct UnresolvedKernel {
   size_t index = 0; // in Module::kernels
   std::string why;
@@ -43,6 +45,12 @@ llvm::StringRef withoutStaticPrefix(llvm::StringRef symbol);
 // What nvcc's per-file names add to demangled text removed: `_INTERNAL_<hash>_<file>...::` before
 // a static entity's name. (The demangler spells nvcc's anonymous namespaces as Clang's already.)
 std::string withoutInternalScopes(std::string demangled);
+
+// Demangled text with the template arguments Clang mangles with a conversion spelled as nvcc
+// mangles them: `lookup<&table.<float at offset 0>>` (an array decayed to its first element) and
+// `byref<(int const*)(&value)>` (an address converted to the parameter's type) become
+// `lookup<&table>` and `byref<&value>`. resolveKernelSymbols matches external kernels by it.
+std::string withoutArgumentConversions(const std::string& demangled);
 
 // The input whose entries hold `symbol`, or "" (EntriesByInput's key).
 std::string inputHolding(const EntriesByInput& entries, const std::string& symbol);

@@ -136,8 +136,11 @@ std::string targetCodeOf(const ImageContents::Part& part, bool& exact) {
          (part.entry.archSpecific ? "a" : "");
 }
 
+// A family target's part (sm_100f, compute_100f) reads as its base GPU: FatbinEntry does not
+// keep the family flag.
 bool sameTarget(const std::string& code, const std::string& target, bool exact) {
-  return exact ? code == target : llvm::StringRef(target).rtrim("af") == code;
+  llvm::StringRef name(target);
+  return exact && !name.ends_with("f") ? code == target : name.rtrim("af") == code;
 }
 
 } // namespace

@@ -181,7 +181,8 @@ TEST_CASE("c_name keeps a parameter's name unless C or the launcher reserves it"
   CHECK(cParameterName("restrict_") == "restrict_");
   for (const char* reserved :
        {"restrict", "_Bool", "_Complex", "_Imaginary", "_Alignas", "_Alignof", "_Atomic",
-        "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "config", "args", "tensors"}) {
+        "_Generic", "_Noreturn", "_Static_assert", "_Thread_local", "config", "args", "tensors",
+        "launch", "launchWithTensors", "launchEncoded", "gModule", "kEmpty"}) {
     INFO(reserved);
     CHECK(cParameterName(reserved) == std::string(reserved) + "_");
   }
