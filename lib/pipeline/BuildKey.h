@@ -6,7 +6,7 @@
 
 #include "cache/Cache.h"
 #include "cache/Relocation.h"
-#include "commands/Commands.h"
+#include "pipeline/BuildOptions.h"
 #include "pipeline/DisplayPaths.h"
 
 namespace tlc {

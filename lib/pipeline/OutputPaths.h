@@ -13,7 +13,7 @@
 // of the user's named by mistake is not a JSON list, and is refused by its content.
 #pragma once
 
-#include "commands/Commands.h"
+#include "pipeline/BuildOptions.h"
 
 #include "llvm/Support/Error.h"
 

@@ -2,7 +2,7 @@
 #include "pipeline/Publish.h"
 
 #include "pipeline/Manifest.h"
-#include "pipeline/ToolPaths.h"
+#include "support/Process.h"
 
 #include "support/Error.h"
 #include "support/Hashing.h"
@@ -217,7 +217,7 @@ llvm::Expected<std::unique_ptr<Staging>> Staging::create(const std::string& outp
   if (::mkdir(staging->Outputs.c_str(), 0777) != 0)
     return inputError("cannot create '" + staging->Outputs + "': " + std::strerror(errno));
 
-  auto workRoot = Staging::workRoot();
+  auto workRoot = tlc::workRoot();
   if (!workRoot)
     return workRoot.takeError();
   removeAbandoned(*workRoot, kWorkPrefix);
@@ -246,24 +246,6 @@ Staging::createStagingFolder(const std::string& outputDir) {
   // A folder of the user's in one they may not write to (/srv/out): inside it, then.
   llvm::consumeError(beside.takeError());
   return LockedFolder::create(outputDir, prefix);
-}
-
-llvm::Expected<std::string> Staging::workRoot() {
-  std::vector<std::string> tried;
-  for (const char* candidate : {static_cast<const char*>(std::getenv("TMPDIR")), "/tmp"}) {
-    if (!candidate || !*candidate)
-      continue;
-    llvm::SmallString<256> real;
-    if (llvm::sys::fs::real_path(candidate, real) || !llvm::sys::fs::is_directory(real))
-      continue;
-    if (isShellSafe(real))
-      return real.str().str();
-    tried.push_back(candidate);
-  }
-  return toolchainError("no folder for the tools' temporary files has a plain path (TMPDIR, "
-                        "/tmp): nvcc's shell steps would interpret characters of '" +
-                        (tried.empty() ? std::string("/tmp") : tried.front()) +
-                        "'; set TMPDIR to a folder named with letters, digits and _-./ only");
 }
 
 llvm::Error Staging::publish(const std::vector<std::string>& files, const std::string& manifest) {

@@ -46,9 +46,6 @@ public:
   // OUTDIR is reached through a link another user planted (above).
   static llvm::Expected<std::unique_ptr<Staging>> create(const std::string& outputDir);
 
-  // Where work folders go: $TMPDIR if its real path is made of safe characters, else /tmp.
-  static llvm::Expected<std::string> workRoot();
-
   const std::string& outputsDir() const { return Outputs; }         // what publish() moves
   const std::string& workDir() const { return WorkFolder->path(); } // the tools', never published
   const std::string& root() const { return Folder->path(); }

@@ -17,12 +17,6 @@
 
 namespace tlc {
 
-bool isShellSafe(llvm::StringRef text) {
-  return !text.empty() && llvm::all_of(text, [](char c) {
-    return llvm::isAlnum(c) || llvm::StringRef("_-./=,:+@%").contains(c);
-  });
-}
-
 std::string safeFileName(llvm::StringRef name) {
   llvm::StringRef extension = llvm::sys::path::extension(name);
   if (!isShellSafe(extension))

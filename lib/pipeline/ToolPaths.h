@@ -13,6 +13,8 @@
 // list syntax, which nvcc parses itself and never passes on (DeviceBuild.cpp).
 #pragma once
 
+#include "support/Process.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -22,10 +24,6 @@
 #include <vector>
 
 namespace tlc {
-
-// Letters, digits and `_ - . / = , : + @ %`: nothing /bin/sh interprets, inside double quotes
-// or out, and no space (nvcc re-splits some flags at spaces).
-bool isShellSafe(llvm::StringRef text);
 
 // A file name made safe: unsafe characters become '_' (the extension is kept when it is safe).
 std::string safeFileName(llvm::StringRef name);

@@ -1,7 +1,6 @@
 // Finding the CUDA toolkit and the host compiler, and reading their versions.
 #include "pipeline/Toolchain.h"
 
-#include "pipeline/ToolPaths.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Process.h"
