@@ -3,9 +3,9 @@
 
 #include "commands/CommandReference.h"
 #include "frontend/NvccOptions.h"
-#include "pipeline/GpuTargets.h"
-#include "pipeline/Toolchain.h"
 #include "support/Error.h"
+#include "toolchain/GpuTargets.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -2,8 +2,8 @@
 // option structs; tests call the same functions.
 #pragma once
 
+#include "build/BuildOptions.h"
 #include "frontend/SourceOptions.h"
-#include "pipeline/BuildOptions.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"

@@ -5,8 +5,8 @@
 
 #include "frontend/CompilerView.h"
 #include "frontend/Extractor.h"
-#include "pipeline/Toolchain.h"
 #include "support/Jobs.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"

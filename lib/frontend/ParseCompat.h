@@ -8,7 +8,7 @@
 //     the macros Clang's CUDA wrapper leaves defined and nvcc never defines (__USE_FAST_MATH__).
 #pragma once
 
-#include "pipeline/Toolchain.h"
+#include "toolchain/Toolchain.h"
 
 #include <string>
 #include <vector>
