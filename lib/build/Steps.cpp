@@ -39,6 +39,21 @@ void Progress::start(const std::string& description) {
   Shown = true;
 }
 
+namespace {
+class ProcessRunner final : public CommandRunner {
+public:
+  llvm::Expected<CommandResult> run(llvm::ArrayRef<std::string> argv,
+                                    const RunOptions& options) const override {
+    return runCommand(argv, options);
+  }
+};
+} // namespace
+
+const CommandRunner& processRunner() {
+  static const ProcessRunner runner;
+  return runner;
+}
+
 std::string StepRunner::commandLine(const Step& step) const {
   return display ? display(step.argv) : shellQuote(step.argv);
 }
@@ -66,7 +81,7 @@ llvm::Error StepRunner::run(const Step& step) const {
     options.environment = environmentWith(environment);
   options.timeoutSeconds = timeoutSeconds;
   options.cancel = cancel;
-  auto result = runCommand(step.argv, options);
+  auto result = commands->run(step.argv, options);
   if (!result)
     return result.takeError();
   if (result->interrupted)

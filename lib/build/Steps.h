@@ -2,6 +2,8 @@
 // run it: output captured, shown on failure, printed first with -v.
 #pragma once
 
+#include "support/Process.h"
+
 #include "llvm/Support/Error.h"
 
 #include <atomic>
@@ -37,7 +39,21 @@ private:
   bool Quiet, Terminal, Shown = false;
 };
 
+// Starts a step's process and waits for it. A build reaches processes only through this, so unit
+// tests run its steps, and whole plans, with a fake one (test/unit/build/StepsTests.cpp), as
+// ninja's build_test.cc drives its Builder with a fake CommandRunner.
+class CommandRunner {
+public:
+  virtual ~CommandRunner() = default;
+  virtual llvm::Expected<CommandResult> run(llvm::ArrayRef<std::string> argv,
+                                            const RunOptions& options) const = 0;
+};
+
+// The real one: support/Process.h's runCommand.
+const CommandRunner& processRunner();
+
 struct StepRunner {
+  const CommandRunner* commands = &processRunner(); // who starts the processes
   bool verbose = false;
   unsigned timeoutSeconds = 0; // --tool-timeout; 0: none
   // Set when the build has failed in a way no tool can change (the parse's errors): the tools
