@@ -1,7 +1,12 @@
 // Hashing every output-deciding field of the build options into the cache key.
 #include "build/BuildKey.h"
 
+#include "build/PythonBuild.h"
 #include "support/Files.h"
+#include "toolchain/Toolchain.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 namespace tlc {
 
@@ -99,6 +104,57 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   // how the key spells paths (relocated ones are relative, others absolute). The templates,
   // the runtime library and the Python binding are keyed by their contents (`templateDir`,
   // `runtimeLibrary`, `pythonLibrary`, `pythonHelpersDir`).
+}
+
+// The key's parts in the order they always had: entries made before the move still hit.
+llvm::Expected<std::string>
+buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocation& relocation,
+              llvm::function_ref<llvm::Expected<std::string>(const std::string&)> inputDigest) {
+  CacheKey key;
+  static int anchor;
+  key.add("tlc", tlcVersion());
+  key.add("clang", clangVersion() + " " + clangResourceDir());
+  const CudaToolkit& toolkit = in.toolkit;
+  // The toolkit by its release and content, not where it is (Relocation.h): its tools, the
+  // files nvcc reads besides headers (its profile, libdevice, the device runtime), while the
+  // headers the build read are its entries' dependencies, spelled "<cuda>/...". The same
+  // toolkit elsewhere (another machine's, a copy) hits; one whose files differ misses.
+  key.add("cuda", toolkit.release + " " + std::to_string(toolkit.cudaVersion));
+  key.add("host-compiler", relocation.path(in.hostCompiler));
+  std::vector<std::pair<std::string, std::string>> tools = {
+      {"tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor)},
+      {"host-compiler-content", in.hostCompiler}};
+  for (const char* file :
+       {"bin/nvcc", "bin/nvcc.profile", "bin/cudafe++", "bin/ptxas", "bin/nvlink", "bin/fatbinary",
+        "nvvm/bin/cicc", "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a"})
+    tools.push_back({file, toolkit.root + "/" + file});
+  key.addToolIdentities(tools, in.toolMemoDir);
+  addBuildOptions(key, in.options, paths, relocation);
+  for (const std::string& input : in.options.sources.inputs) {
+    auto digest = inputDigest(input);
+    if (!digest)
+      return digest.takeError();
+    key.add("input-content " + paths.input(input), *digest);
+  }
+  // How nvcc names each input decides __FILE__, debug info and internal-linkage symbols.
+  for (size_t i = 0; i < in.identities.size(); ++i)
+    key.add("input-identity " + std::to_string(i),
+            in.identities[i].lineName + "\n" + in.identities[i].hashedPath);
+  for (const std::string& file : in.templates)
+    if (llvm::Error error = key.addFile("template " + llvm::sys::path::filename(file).str(), file))
+      return error;
+  key.add("launcher-types", in.launcherTypes);
+  if (llvm::Error error = key.addFile("runtime-library", in.options.runtimeLibrary))
+    return error;
+  if (in.options.python) {
+    if (llvm::Error error = key.addFile("python-library", in.options.pythonLibrary))
+      return error;
+    for (const std::string& file : in.pythonInputs)
+      if (llvm::Error error = key.addFile("python " + relocation.path(file), file))
+        return error;
+    key.add("python-include", pythonIncludeDir());
+  }
+  return key.digest();
 }
 
 } // namespace tlc

@@ -6,8 +6,15 @@
 
 #include "build/BuildOptions.h"
 #include "build/DisplayPaths.h"
+#include "build/ToolPaths.h"
 #include "cache/Cache.h"
 #include "cache/Relocation.h"
+#include "toolchain/Toolchain.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+#include <vector>
 
 namespace tlc {
 
@@ -16,5 +23,26 @@ namespace tlc {
 // flags naming folders are relocated (`relocation`: relative under --base-dir).
 void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPaths& paths,
                      const PathRelocation& relocation);
+
+// What a build's key holds besides its options, found before building.
+struct KeyInputs {
+  const BuildOptions& options;
+  const CudaToolkit& toolkit;
+  const std::string& hostCompiler;               // its path; "" with --emit-only
+  std::vector<std::string> templates;            // the template files
+  const std::string& launcherTypes;              // tlc/launcher.h's text
+  const std::vector<SourceIdentity>& identities; // per input: what nvcc is told of it
+  std::vector<std::string> pythonInputs;         // with --python: the package's other inputs
+  std::string toolMemoDir;                       // where the tools' hashes are remembered
+};
+
+// The whole first part of the key, in one place: tlc and Clang, the toolkit and the host
+// compiler by release and content (not where they are: Relocation.h), the options
+// (addBuildOptions), each input's content (`inputDigest`, which the manifest shares) and the
+// name nvcc is told for it, the templates, the launcher types, the runtime archive and, with
+// --python, the package's inputs. The headers the build reads are the entries' (cache/Cache.h).
+llvm::Expected<std::string>
+buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocation& relocation,
+              llvm::function_ref<llvm::Expected<std::string>(const std::string&)> inputDigest);
 
 } // namespace tlc

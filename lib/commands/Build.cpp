@@ -17,6 +17,7 @@
 #include "cache/Cache.h"
 #include "cache/Relocation.h"
 #include "cache/RemoteCache.h"
+#include "cache/TieredCache.h"
 #include "checks/Analysis.h"
 #include "checks/Entries.h"
 #include "checks/LauncherNames.h"
@@ -187,12 +188,12 @@ struct ToolView {
 class Builder : public TaskHandler {
 public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
-          BuildCache* cache, RemoteCache* remote, PathRelocation relocation, ToolView view)
+          TieredCache* cache, PathRelocation relocation, ToolView view)
       : Options(options), Name(Options.name), Tools(std::move(tools)), Work(std::move(staging)),
         Names(std::move(view.names)), Identities(std::move(view.identities)),
         Paths(options.sources.inputs, Work->workDir()),
         Slots(effectiveJobs(options.sources.frontend.jobs), processJobserver()), Cache(cache),
-        Remote(remote), Relocation(std::move(relocation)), DeviceOptions(std::move(view.device)),
+        Relocation(std::move(relocation)), DeviceOptions(std::move(view.device)),
         Device(planDeviceBuild(DeviceOptions, Tools.toolkit)),
         Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)),
         Python(view.python ? std::optional<PythonPlan>(planPythonBuild(*view.python))
@@ -248,26 +249,14 @@ public:
       std::vector<std::string> inputs;
       for (const std::string& input : Options.sources.inputs)
         inputs.push_back(Relocation.path(absolutePath(input)));
-      std::vector<std::string> outputs = {imageFile(), "lib" + Name + ".so", Name + ".h",
-                                          Name + ".json"};
-      if (Options.python)
-        for (const std::string& file : pythonPackageFiles(Name).all())
-          outputs.push_back(file);
-      DependencyHashes lookup(Relocation);
-      std::optional<CacheHit> hit = Cache->find(key, outputs, inputs, lookup);
-      bool fromRemote = false;
-      if (!hit && Remote && Remote->fetch(key, outputs, inputs, *Cache, lookup)) { // now local
-        hit = Cache->find(key, outputs, inputs, lookup);
-        fromRemote = true;
-      }
-      if (hit && Cache->restore(*hit, Work->outputsDir())) {
-        Cache->count(true);
+      std::optional<TieredCache::Hit> hit =
+          Cache->restore(key, publishedFiles(Options), inputs, Relocation, Work->outputsDir());
+      if (hit) {
         Progress progress(1, Options.quiet);
-        progress.start("cached " + Name + " (" + (fromRemote ? "remote " : "") +
-                       llvm::sys::path::filename(hit->entryDir).str() + ")");
-        return finish(fileNames(hit->files), Name + ".json", hit->dependencies);
+        progress.start("cached " + Name + " (" + (hit->remote ? "remote " : "") +
+                       llvm::sys::path::filename(hit->entry.entryDir).str() + ")");
+        return finish(fileNames(hit->entry.files), Name + ".json", hit->entry.dependencies);
       }
-      Cache->count(false);
     }
 
     if (llvm::Error error = Names.materialize())
@@ -277,35 +266,21 @@ public:
 
     std::vector<std::string> dependencies = dependenciesOf();
     if (Options.emitOnly) {
-      // What tlc would compile, and the image NAME_image.S embeds.
-      std::vector<std::string> sources = {Name + ".h", Name + "_launcher.cpp", imageFile()};
-      if (!Options.externalImage)
-        sources.push_back(Name + "_image.S");
-      if (Options.python) {
-        sources.push_back(Name + "_python.c");
-        for (const std::string& file : pythonPackageFiles(Name).all())
-          if (file != pythonPackageFiles(Name).extension)
-            sources.push_back(file);
-      }
-      return finish(sources, Name + ".h", dependencies);
+      // What tlc would compile, and the image NAME_image.S embeds (publishedFiles names them).
+      return finish(publishedFiles(Options), Name + ".h", dependencies);
     }
     if (Cache)
       storeBuild(key, dependencies);
     return finish(fileNames(Outputs), Name + ".json", dependencies);
   }
 
-  // Puts the build into the cache and its remote tier. Entries record the files relocated as
-  // the key spells them, hashed as they are after the build. A failure only warns.
+  // Puts the build into the cache's tiers. Entries record the files relocated as the key spells
+  // them, hashed as they are after the build. A failure only warns.
   void storeBuild(const std::string& key, const std::vector<std::string>& dependencies) {
     std::vector<std::string> recorded;
     for (const std::string& dependency : dependencies)
       recorded.push_back(Relocation.path(dependency));
-    DependencyHashes built(Relocation);
-    if (llvm::Error error = Cache->store(key, Work->outputsDir(), Outputs, recorded, built))
-      printToolMessage(MessageKind::Warning, "cannot store the build in the cache: " +
-                                                 summarize(std::move(error)).message);
-    if (Remote)
-      Remote->store(key, Work->outputsDir(), Outputs, recorded, built);
+    Cache->store(key, Work->outputsDir(), Outputs, recorded, Relocation);
   }
 
   // Plans the build and runs the plan. A device-side kernel launch (dynamic parallelism) is
@@ -461,54 +436,18 @@ private:
     return {files.begin(), files.end()};
   }
 
-  // Everything known before building that decides the outputs (the headers come second).
+  // Everything known before building that decides the outputs (build/BuildKey.h).
   llvm::Expected<std::string> cacheKey() {
-    CacheKey key;
-    static int anchor;
-    key.add("tlc", tlcVersion());
-    key.add("clang", clangVersion() + " " + clangResourceDir());
-    const CudaToolkit& toolkit = Tools.toolkit;
-    // The toolkit by its release and content, not where it is (Relocation.h): its tools, the
-    // files nvcc reads besides headers (its profile, libdevice, the device runtime), while the
-    // headers the build read are its entries' dependencies, spelled "<cuda>/...". The same
-    // toolkit elsewhere (another machine's, a copy) hits; one whose files differ misses.
-    key.add("cuda", toolkit.release + " " + std::to_string(toolkit.cudaVersion));
-    key.add("host-compiler", Relocation.path(Tools.compiler.path));
-    std::vector<std::pair<std::string, std::string>> tools = {
-        {"tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor)},
-        {"host-compiler-content", Tools.compiler.path}};
-    for (const char* file : {"bin/nvcc", "bin/nvcc.profile", "bin/cudafe++", "bin/ptxas",
-                             "bin/nvlink", "bin/fatbinary", "nvvm/bin/cicc",
-                             "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a"})
-      tools.push_back({file, toolkit.root + "/" + file});
-    key.addToolIdentities(tools, Cache->toolMemoDir());
-    addBuildOptions(key, Options, Paths, Relocation);
-    for (const std::string& input : Options.sources.inputs) {
-      auto digest = inputDigest(input);
-      if (!digest)
-        return digest.takeError();
-      key.add("input-content " + Paths.input(input), *digest);
-    }
-    // How nvcc names each input decides __FILE__, debug info and internal-linkage symbols.
-    for (size_t i = 0; i < Identities.size(); ++i)
-      key.add("input-identity " + std::to_string(i),
-              Identities[i].lineName + "\n" + Identities[i].hashedPath);
-    for (const std::string& file : Tools.templates.files())
-      if (llvm::Error error =
-              key.addFile("template " + llvm::sys::path::filename(file).str(), file))
-        return error;
-    key.add("launcher-types", Tools.launcherTypes);
-    if (llvm::Error error = key.addFile("runtime-library", Options.runtimeLibrary))
-      return error;
-    if (Options.python) {
-      if (llvm::Error error = key.addFile("python-library", Options.pythonLibrary))
-        return error;
-      for (const std::string& file : pythonInputs())
-        if (llvm::Error error = key.addFile("python " + Relocation.path(file), file))
-          return error;
-      key.add("python-include", pythonIncludeDir());
-    }
-    return key.digest();
+    KeyInputs inputs{Options,
+                     Tools.toolkit,
+                     Tools.compiler.path,
+                     Tools.templates.files(),
+                     Tools.launcherTypes,
+                     Identities,
+                     Options.python ? pythonInputs() : std::vector<std::string>(),
+                     Cache->toolMemoDir()};
+    return buildCacheKey(inputs, Paths, Relocation,
+                         [this](const std::string& input) { return inputDigest(input); });
   }
 
   // An input's SHA-256, read once for the cache key and the manifest.
@@ -841,8 +780,7 @@ private:
   std::vector<SourceIdentity> Identities; // per input: the names nvcc is told, in the outputs
   DisplayPaths Paths;
   JobSlots Slots;
-  BuildCache* Cache;
-  RemoteCache* Remote;              // the cache's second tier, when one is configured
+  TieredCache* Cache;               // local, and remote when one is configured; none: no cache
   PathRelocation Relocation;        // how the cache spells paths (--base-dir)
   DeviceBuildOptions DeviceOptions; // relocatable when the parse finds a device-side launch
   DevicePlan Device;
@@ -1099,8 +1037,11 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
   std::optional<BuildCache> cache;
   if (useCache)
     cache = openBuildCache(defaultCacheDir());
-  return Builder(*options, std::move(*tools), std::move(*staging), cache ? &*cache : nullptr,
-                 cache ? remote.get() : nullptr, std::move(*relocation), std::move(*view))
+  std::optional<TieredCache> tiers;
+  if (cache)
+    tiers.emplace(*cache, remote.get());
+  return Builder(*options, std::move(*tools), std::move(*staging), tiers ? &*tiers : nullptr,
+                 std::move(*relocation), std::move(*view))
       .run();
 }
 
