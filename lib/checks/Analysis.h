@@ -4,7 +4,7 @@
 
 #include "frontend/Frontend.h"
 #include "model/Model.h"
-#include "pipeline/Toolchain.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/Support/Error.h"
 

@@ -1,9 +1,9 @@
 // Module-wide checks: unique device symbols and launcher names across inputs.
 #include "checks/ModuleChecks.h"
 
+#include "checks/LauncherNames.h"
 #include "checks/SourceDiagnostics.h"
 #include "model/DerivedFacts.h"
-#include "model/LauncherNames.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringMap.h"

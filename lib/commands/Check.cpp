@@ -1,7 +1,7 @@
 // `tlc check`: the module-wide checks without building.
+#include "build/ImageInputs.h"
 #include "checks/Analysis.h"
 #include "commands/Commands.h"
-#include "pipeline/ImageInputs.h"
 
 namespace tlc {
 

@@ -3,9 +3,9 @@
 
 #include "commands/CommandReference.h"
 #include "frontend/NvccOptions.h"
-#include "pipeline/GpuTargets.h"
-#include "pipeline/Toolchain.h"
 #include "support/Error.h"
+#include "toolchain/GpuTargets.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -109,7 +109,7 @@ void addParseArch(CLI::App& command, SourceOptions& options) {
 
 void addBuildOptions(CLI::App& command, BuildOptions& options) {
   addSourceOptions(command, options.sources);
-  // Also device images, with headers declaring their kernels (pipeline/ImageInputs.h).
+  // Also device images, with headers declaring their kernels (build/ImageInputs.h).
   command.get_option("files")->description(
       "CUDA source files (.cu); or device images (.cubin, .fatbin, .ptx) with headers declaring "
       "their kernels (.h, .cuh, .hpp; docs/images.md)");

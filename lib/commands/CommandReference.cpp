@@ -3,7 +3,7 @@
 
 #include "commands/CommandLine.h"
 #include "frontend/NvccOptions.h"
-#include "pipeline/GpuTargets.h"
+#include "toolchain/GpuTargets.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"

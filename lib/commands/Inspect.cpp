@@ -1,9 +1,9 @@
 // `tlc inspect`: the kernel table, or the model as JSON.
+#include "build/ImageInputs.h"
 #include "checks/Analysis.h"
 #include "commands/Commands.h"
 #include "commands/InspectTable.h"
 #include "model/ModelJson.h"
-#include "pipeline/ImageInputs.h"
 
 namespace tlc {
 

@@ -1,7 +1,7 @@
 // tlc's man pages, in roff (man(7)), from the command reference.
 #include "commands/CommandReference.h"
 
-#include "pipeline/Toolchain.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"

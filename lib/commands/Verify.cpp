@@ -1,12 +1,12 @@
 // `tlc verify OUTDIR`: every output the manifest lists against its SHA-256, and nothing else in
-// the folder or its subfolders. Read under the folder's shared lock (pipeline/Publish.h), so a
+// the folder or its subfolders. Read under the folder's shared lock (publish/Publish.h), so a
 // build publishing into it at the same time is seen whole or not at all. Every field of the
 // manifest is checked: a damaged manifest is a failed verification, never a crash. tlc publishes
 // regular files only: a listed output that is a symbolic link, or is reached through one, fails
 // (it would vouch for a file outside the folder), and so does one that is no regular file.
 #include "commands/Commands.h"
-#include "pipeline/Manifest.h"
-#include "pipeline/Publish.h"
+#include "publish/Manifest.h"
+#include "publish/Publish.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"

@@ -1,7 +1,7 @@
 // `tlc --version`: tlc's, Clang's and the CUDA toolkit's versions.
 #include "commands/Commands.h"
-#include "pipeline/Toolchain.h"
 #include "support/Error.h"
+#include "toolchain/Toolchain.h"
 
 namespace tlc {
 

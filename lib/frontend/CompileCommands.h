@@ -9,7 +9,7 @@
 #pragma once
 
 #include "frontend/Frontend.h"
-#include "pipeline/Toolchain.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/Support/Error.h"
 
@@ -23,7 +23,7 @@ namespace tlc {
 struct InputFlags {
   std::vector<std::string> clang; // -I, -isystem, -D, -U, -include, -std, with paths absolute
   std::vector<std::string> nvcc;  // the command without what tlc decides (-c, -o, targets, ...)
-  // The targets, in tlc's --arch / --gencode language (pipeline/GpuTargets.h): -arch values as
+  // The targets, in tlc's --arch / --gencode language (toolchain/GpuTargets.h): -arch values as
   // they are, -gencode specs as they are, and -arch X -code Y as the gencode it means.
   std::vector<std::string> archs;
   std::vector<std::string> gencodes;

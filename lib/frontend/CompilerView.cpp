@@ -2,8 +2,6 @@
 // needs it for, switched at file boundaries.
 #include "frontend/CompilerView.h"
 
-#include "pipeline/Publish.h"
-#include "pipeline/ToolPaths.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Interrupts.h"
@@ -117,7 +115,7 @@ llvm::Expected<MacroValues> nvccCompilerView(const CudaToolkit& toolkit,
     return found->second;
   // nvcc writes temporaries (tmpxft_*) even for this: into a folder of tlc's own, removed
   // however the query ends, an interrupt included.
-  auto root = Staging::workRoot();
+  auto root = workRoot();
   if (!root)
     return root.takeError();
   removeAbandoned(*root, QueryPrefix);

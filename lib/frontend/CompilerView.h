@@ -19,7 +19,7 @@
 // The editor's parse (clangd) cannot run this: it keeps Clang's view (Frontend.h).
 #pragma once
 
-#include "pipeline/Toolchain.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -7,6 +7,7 @@
 #include "support/Files.h"
 #include "support/Jobserver.h"
 #include "support/Terminal.h"
+#include "toolchain/GpuTargets.h"
 
 #include "clang/Basic/DiagnosticDriver.h"
 #include "clang/Basic/DiagnosticOptions.h"

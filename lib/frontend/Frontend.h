@@ -5,8 +5,8 @@
 
 #include "frontend/CompilerView.h"
 #include "frontend/Extractor.h"
-#include "pipeline/Toolchain.h"
 #include "support/Jobs.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,7 +36,7 @@ struct FrontendOptions {
   bool color = false;         // ANSI colors in diagnostics
   bool verbose = false;       // show Clang's diagnostics that nvcc does not share
   // The inputs are headers of declarations for kernels of given device images
-  // (pipeline/ImageInputs.h): a kernel declared without a body in them is one to launch.
+  // (build/ImageInputs.h): a kernel declared without a body in them is one to launch.
   bool declarationsOnly = false;
 };
 

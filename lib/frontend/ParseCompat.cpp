@@ -34,11 +34,6 @@ std::vector<std::string> nvccPredefines(const std::string& release, bool relocat
   return defines;
 }
 
-std::string clangGpuArch(const std::string& arch) {
-  llvm::StringRef name(arch);
-  return name.ends_with("f") ? name.drop_back().str() : arch;
-}
-
 std::vector<std::string> nvccArchPredefines(const std::string& arch) {
   llvm::StringRef name(arch);
   bool specific = name.ends_with("a");

@@ -9,7 +9,7 @@
 //     the macros Clang's CUDA wrapper leaves defined and nvcc never defines (__USE_FAST_MATH__).
 #pragma once
 
-#include "pipeline/Toolchain.h"
+#include "toolchain/Toolchain.h"
 
 #include <string>
 #include <vector>
@@ -20,11 +20,6 @@ namespace tlc {
 // them to nvcc) and this release ("13.0.88").
 std::vector<std::string> nvccPredefines(const std::string& release, bool relocatable,
                                         const std::vector<std::string>& nvccFlags);
-
-// The GPU Clang parses for when the parse is for `arch` (sm_XX, sm_XXa, sm_XXf): Clang knows no
-// family targets, so sm_100f parses as sm_100, the GPU whose macros (__CUDA_ARCH__ 1000, no
-// __CUDA_ARCH_FEAT_SM100_ALL) are nvcc's for sm_100f.
-std::string clangGpuArch(const std::string& arch);
 
 // -D flags for the arch macros nvcc 12.9+ defines and Clang does not: __CUDA_ARCH_SPECIFIC__ for
 // an arch-specific target (sm_90a: 900), __CUDA_ARCH_FAMILY_SPECIFIC__ for it and for a family

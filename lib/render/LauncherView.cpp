@@ -2,8 +2,8 @@
 #include "render/LauncherView.h"
 
 #include "model/ModelJson.h"
-#include "pipeline/Toolchain.h"
 #include "render/ModuleApi.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"

@@ -163,6 +163,7 @@ Dtypes pointeeDtypes(const Param& param, const Module& module) {
     return narrowFloatDtypes(recordName(ctype.base, module));
   case CType::Base::Void:
   case CType::Base::TensorMap:
+  case CType::Base::Bytes: // untyped bytes: any array
     break;
   }
   return {};

@@ -3,6 +3,7 @@
 
 #include "support/Error.h"
 #include "support/Interrupts.h"
+#include "support/Process.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -353,6 +354,24 @@ void removeAbandoned(const std::string& parent, llvm::StringRef prefix) {
     }
     ::close(fd);
   }
+}
+
+llvm::Expected<std::string> workRoot() {
+  std::vector<std::string> tried;
+  for (const char* candidate : {static_cast<const char*>(std::getenv("TMPDIR")), "/tmp"}) {
+    if (!candidate || !*candidate)
+      continue;
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(candidate, real) || !llvm::sys::fs::is_directory(real))
+      continue;
+    if (isShellSafe(real))
+      return real.str().str();
+    tried.push_back(candidate);
+  }
+  return toolchainError("no folder for the tools' temporary files has a plain path (TMPDIR, "
+                        "/tmp): nvcc's shell steps would interpret characters of '" +
+                        (tried.empty() ? std::string("/tmp") : tried.front()) +
+                        "'; set TMPDIR to a folder named with letters, digits and _-./ only");
 }
 
 } // namespace tlc

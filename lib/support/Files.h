@@ -105,4 +105,8 @@ inline constexpr const char* kKeptMarker = ".tlc-kept";
 // left alone.
 void removeAbandoned(const std::string& parent, llvm::StringRef prefix);
 
+// Where the tools' work folders go: $TMPDIR if its real path is made of safe characters
+// (isShellSafe: nvcc pastes it into shell commands), else /tmp; ToolchainError if neither.
+llvm::Expected<std::string> workRoot();
+
 } // namespace tlc

@@ -5,6 +5,7 @@
 #include "support/Error.h"
 #include "support/Interrupts.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -347,6 +348,12 @@ std::string shellQuote(llvm::ArrayRef<std::string> argv) {
     line += '\'';
   }
   return line;
+}
+
+bool isShellSafe(llvm::StringRef text) {
+  return !text.empty() && llvm::all_of(text, [](char c) {
+    return llvm::isAlnum(c) || llvm::StringRef("_-./=,:+@%").contains(c);
+  });
 }
 
 } // namespace tlc

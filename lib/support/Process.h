@@ -57,6 +57,10 @@ std::vector<std::string> environmentWith(llvm::ArrayRef<std::string> overrides);
 // The command as a shell would need it typed, for `-v` and the manifest.
 std::string shellQuote(llvm::ArrayRef<std::string> argv);
 
+// Letters, digits and `_ - . / = , : + @ %`: nothing /bin/sh interprets, inside double quotes
+// or out, and no space (nvcc re-splits some flags at spaces).
+bool isShellSafe(llvm::StringRef text);
+
 // Looks up a program by name in PATH (or checks an explicit path, a relative one taken from the
 // folder `from` when given); ToolchainError if missing.
 llvm::Expected<std::string> findProgram(llvm::StringRef nameOrPath, llvm::StringRef from = "");

@@ -3,9 +3,9 @@
 
 #include "render/ModuleApi.h"
 
+#include "build/DeviceImage.h"
 #include "cache/Relocation.h"
-#include "pipeline/DeviceImage.h"
-#include "pipeline/Toolchain.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"

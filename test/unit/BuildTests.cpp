@@ -5,8 +5,8 @@
 
 #include "render/ModuleApi.h"
 
-#include "pipeline/DeviceImage.h"
-#include "pipeline/Toolchain.h"
+#include "build/DeviceImage.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"

@@ -3,9 +3,9 @@
 // and its temporaries, and the cache's trust and settings. test/bad-input runs them end to end.
 #include "TestSupport.h"
 
+#include "build/ToolPaths.h"
 #include "cache/Cache.h"
-#include "pipeline/Depfile.h"
-#include "pipeline/ToolPaths.h"
+#include "publish/Depfile.h"
 #include "render/LauncherView.h"
 #include "support/Files.h"
 #include "support/Process.h"

@@ -6,8 +6,8 @@
 #include "model/DerivedFacts.h"
 #include "model/EnumTables.h"
 #include "model/ModelJson.h"
-#include "pipeline/Toolchain.h"
 #include "render/LauncherView.h"
+#include "toolchain/Toolchain.h"
 
 #include "TestSupport.h"
 

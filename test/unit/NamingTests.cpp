@@ -1,6 +1,6 @@
 // Launcher names and C identifiers, on synthetic kernels (no parsing needed).
+#include "checks/LauncherNames.h"
 #include "checks/SourceDiagnostics.h"
-#include "model/LauncherNames.h"
 #include "support/Identifiers.h"
 
 #include <catch2/catch.hpp>

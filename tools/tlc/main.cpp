@@ -2,11 +2,11 @@
 // (commands/CommandLine.h) and calls the command. Everything else lives in lib/.
 #include "commands/CommandLine.h"
 #include "commands/Commands.h"
-#include "pipeline/Toolchain.h"
 #include "support/Error.h"
 #include "support/InstallLayout.h"
 #include "support/StartUp.h"
 #include "support/Terminal.h"
+#include "toolchain/Toolchain.h"
 
 #include <string>
 #include <vector>

@@ -6,8 +6,8 @@
 #include "frontend/CompileCommands.h"
 #include "frontend/NvccOptions.h"
 #include "frontend/ParseCompat.h"
-#include "pipeline/Toolchain.h"
 #include "support/Files.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
 

@@ -1,0 +1,119 @@
+// What the tools tlc runs (nvcc, fatbinary, the host compiler) see of the file system.
+//
+// nvcc runs its sub-steps through /bin/sh with paths pasted into their command lines, the real
+// path of its input among them, so no path or flag a tool gets may hold a character the shell
+// interprets. This holds by construction, not by screening names: the tools run in the build's
+// work folder, whose own path tlc chose from safe characters (Staging), and every path they are
+// given is a relative name tlc chose there. Inputs are copied in (`in0/kernel.cu`; `#include
+// "x.h"` still finds x.h beside the original, through the input's folder, added first); other
+// folders are reached through symbolic links (`inc0` for the first -I folder, `tlc-include`,
+// ...); outputs are written there. Macros and flags reach nvcc only when made of safe characters
+// (isShellSafe); a macro that is not is defined in a header nvcc force-includes, and a flag that
+// is not is a usage error naming it. The one exception is tlc's own `-gencode=arch=...,code=[...]`
+// list syntax, which nvcc parses itself and never passes on (DeviceBuild.cpp).
+#pragma once
+
+#include "support/Process.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tlc {
+
+// A file name made safe: unsafe characters become '_' (the extension is kept when it is safe).
+std::string safeFileName(llvm::StringRef name);
+
+// What nvcc is told about an input it compiles from tlc's copy, so that the copy compiles to the
+// bytes the original would, wherever the work folder is:
+//  - `lineName` starts the copy as `#line 1 "<lineName>"`: the name nvcc's diagnostics, __FILE__
+//    (assert's messages in the image) and the line table of -lineinfo/-G give the file;
+//  - `hashedPath` is the path nvcc hashes into the names of the input's internal-linkage symbols
+//    (`_GLOBAL__N__<hash>_...`, `__nv_static_<n>__<hash>_...`): nvcc takes the compiled file's
+//    absolute path, which for a copy in a randomly named folder would change every build, so
+//    tlc names it (`-Xcicc --orig_src_path_name`, DeviceBuild.cpp). Always shell-safe.
+struct SourceIdentity {
+  std::string lineName;
+  std::string hashedPath; // shell-safe, without ',' (nvcc option lists split there)
+};
+
+// The identity of the input typed as `typed`: what nvcc, given that path in the user's working
+// folder, would use. `relocated` is how the cache spells its absolute path (relative under a
+// --base-dir, Relocation.h), which then stands for the path, so that checkouts under the base
+// folder build the same bytes. With device debug info (-lineinfo, -G) the line name is the
+// absolute path, which profilers and debuggers open (cicc would prefix a relative one with the
+// work folder); the image then names where the sources are, as nvcc's does.
+SourceIdentity sourceIdentity(const std::string& typed, const std::string& relocated,
+                              bool debugInfo);
+
+class ToolPaths {
+public:
+  // Names are chosen before the work folder exists (setWorkDir), so that flags are checked
+  // before anything is made.
+  ToolPaths() = default;
+  void setWorkDir(std::string workDir) { Work = std::move(workDir); }
+  const std::string& workDir() const { return Work; }
+
+  // The name a tool uses for input `index` ("in0/vadd.cu"): a copy of `path` that starts with a
+  // line marker naming `identity.lineName`, made by materialize(); inputFolder(index) ("src0")
+  // links to the folder holding the original.
+  std::string input(size_t index, const std::string& path, const SourceIdentity& identity);
+  std::string inputFolder(size_t index) const;
+  // A link to a folder or file outside the work folder ("inc0", or `name` when given).
+  std::string folder(const std::string& path);
+  std::string link(const std::string& path, const std::string& name);
+
+  // Macros that cannot reach nvcc on its command line, in order.
+  struct Macros {
+    bool started = false; // from the first unsafe one on, every -D and -U goes here
+    std::string text;     // #define and #undef lines
+  };
+
+  // The nvcc flags a user gave (-D, nvcc's options and -Xnvcc, a compile database's), routed
+  // already (frontend/NvccOptions.h: one value per flag, a comma in it meant): paths replaced by
+  // links, -D/-U kept while safe, the rest collected in `macros`. UsageError naming the first
+  // unsafe flag, with `origin` saying where it came from ("-Xnvcc", "compile_commands.json").
+  llvm::Expected<std::vector<std::string>> nvccFlags(const std::vector<std::string>& flags,
+                                                     const std::string& origin, Macros& macros);
+  // `-include NAME` for a header holding `macros` (written by materialize()); none if empty.
+  std::vector<std::string> forceInclude(const std::string& name, const Macros& macros);
+
+  // Copies the inputs in, makes the links and writes the macro headers.
+  llvm::Error materialize() const;
+
+  // A path a tool reported (relative to the work folder, or absolute) as a path outside it:
+  // "src0/x.h" -> the original folder's x.h. Names inside the work folder itself stay as they
+  // are, made absolute.
+  std::string outside(llvm::StringRef path) const;
+  // A tool's message with every name of tlc's turned back into the user's path.
+  std::string message(llvm::StringRef text) const;
+  // A tool's argument as the manifest records it: links shown as the paths they stand for.
+  std::string argument(llvm::StringRef arg) const;
+
+private:
+  struct Link {
+    std::string name;     // in the work folder
+    std::string target;   // absolute, outside it (or the original input, for copies)
+    std::string shown;    // as the user spelled it, for messages
+    bool copy = false;    // an input: copied, not linked
+    std::string lineName; // a copy: the name its line marker gives it
+  };
+  std::string addLink(std::string name, const std::string& target, const std::string& shown,
+                      bool copy);
+  llvm::Error define(std::vector<std::string>& out, Macros& macros, bool undefine,
+                     llvm::StringRef value);
+  // -ccbin's value: a name nvcc looks up on PATH as it is; a path as a linked folder and the
+  // program's name; an error if that name is not shell-safe.
+  llvm::Expected<std::string> program(llvm::StringRef value);
+
+  std::string Work;
+  std::vector<Link> Links;
+  std::map<std::string, std::string> FolderNames; // absolute target -> link name
+  std::map<std::string, std::string> Headers;     // name -> contents
+};
+
+} // namespace tlc

@@ -1,0 +1,119 @@
+// NAME.json: the manifest's JSON, from the model and the facts of one build; the outputs a
+// manifest lists, read back checked (tlc verify, and publishing over a previous build).
+#include "publish/Manifest.h"
+
+#include "model/ModelJson.h"
+#include "support/Error.h"
+#include "support/Hashing.h"
+#include "support/JsonFields.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <iterator>
+#include <optional>
+
+namespace tlc {
+
+static nlohmann::json digest(const FileDigest& file) {
+  return {{"file", file.path}, {"sha256", file.sha256}};
+}
+
+nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts) {
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const FileDigest& input : facts.inputs)
+    inputs.push_back(digest(input));
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const Kernel& kernel : module.kernels) {
+    nlohmann::json entry = toJson(kernel);
+    entry["function"] = facts.name + "_" + kernel.launcher;
+    kernels.push_back(std::move(entry));
+  }
+  nlohmann::json records = nlohmann::json::array();
+  for (const Record& record : module.records)
+    records.push_back(toJson(record));
+  nlohmann::json targets = nlohmann::json::array(), archs = nlohmann::json::array();
+  for (const GpuTarget& target : facts.targets) {
+    targets.push_back({{"code", target.code},
+                       {"kind", target.ptx() ? "ptx" : "sass"},
+                       {"from", target.virtualArch}});
+    if (!target.ptx())
+      archs.push_back(target.code);
+  }
+  nlohmann::json image = digest(facts.image);
+  image["format"] = facts.image.path.size() > 7 &&
+                            facts.image.path.compare(facts.image.path.size() - 7, 7, ".fatbin") == 0
+                        ? "fatbin"
+                        : "cubin";
+  image["embedded"] = facts.embeddedImage;
+  nlohmann::json outputs = {
+      {"image", image}, {"library", digest(facts.library)}, {"header", digest(facts.header)}};
+  for (const auto& [role, file] : facts.python)
+    outputs[role] = digest(file);
+  return {{"schema", "tlc.manifest"},
+          {"schema_version", kManifestSchemaVersion},
+          {"name", facts.name},
+          {"versions",
+           {{"tlc", facts.tlcVersion},
+            {"clang", facts.clangVersion},
+            {"nvcc", facts.nvccVersion},
+            {"host_compiler", facts.hostCompilerVersion}}},
+          {"archs", archs},
+          {"targets", targets},
+          {"inputs", inputs},
+          {"outputs", outputs},
+          {"commands", facts.commands},
+          {"kernels", kernels},
+          {"records", records},
+          {"other_entries", module.otherEntries}};
+}
+
+bool isPlainOutputName(llvm::StringRef name) {
+  if (name.empty() || name.starts_with("/") || name.contains('\0'))
+    return false;
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  name.split(parts, '/');
+  return llvm::none_of(
+      parts, [](llvm::StringRef part) { return part.empty() || part == "." || part == ".."; });
+}
+
+namespace {
+
+// The outputs every manifest lists, and those of the Python package (--python), all or none.
+const char* const RequiredRoles[] = {"image", "library", "header"};
+const char* const PythonRoles[] = {"python_init",    "python_stubs",        "python_marker",
+                                   "python_helpers", "python_helper_stubs", "python_extension"};
+
+} // namespace
+
+llvm::Expected<std::vector<FileDigest>> manifestOutputs(const nlohmann::json& manifest,
+                                                        const std::string& file) {
+  auto broken = [&](const std::string& why) {
+    return inputError("the manifest '" + file + "' is damaged: " + why);
+  };
+  auto outputs = manifest.find("outputs");
+  if (outputs == manifest.end() || !outputs->is_object())
+    return broken("it has no \"outputs\"");
+  std::vector<const char*> roles(std::begin(RequiredRoles), std::end(RequiredRoles));
+  if (outputs->contains(PythonRoles[0]))
+    roles.insert(roles.end(), std::begin(PythonRoles), std::end(PythonRoles));
+  std::vector<FileDigest> listed;
+  for (const char* role : roles) {
+    auto output = outputs->find(role);
+    if (output == outputs->end())
+      return broken("\"outputs\" has no \"" + std::string(role) + "\"");
+    std::optional<std::string> name = stringAt(*output, "file");
+    std::optional<std::string> sha = stringAt(*output, "sha256");
+    if (!name || !isPlainOutputName(*name))
+      return broken("\"outputs\".\"" + std::string(role) + "\" names no file in the folder");
+    if (!sha || !isSha256Hex(*sha))
+      return broken("\"outputs\".\"" + std::string(role) + "\" has no SHA-256");
+    listed.push_back({*name, *sha});
+  }
+  if (outputs->size() != roles.size())
+    return broken("\"outputs\" lists other outputs than the image, library and header (and the "
+                  "Python package's, all of them)");
+  return listed;
+}
+
+} // namespace tlc
