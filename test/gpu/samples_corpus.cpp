@@ -257,6 +257,11 @@ Outcome checkReduceKernel(std::mt19937& random) {
   return compareClose("strided partial sums", dout.download(), want, tolerance);
 }
 
+// A launcher as a callable taking the config first. In C++ each launcher name is overloaded (the
+// dim3 form beside the tlc_config one, NAME.h), so its bare name cannot be passed to a template.
+#define WITH_CONFIG(launcher)                                                                      \
+  [](const tlc_config* config, auto... arguments) { return launcher(config, arguments...); }
+
 // testKernel<T>: one block; stages g_idata in dynamic shared memory and writes
 // g_odata[i] = blockDim.x * g_idata[i].
 template <typename T, typename Launch>
@@ -272,12 +277,13 @@ Outcome checkTestKernel(const std::vector<T>& input, Launch launch) {
 }
 
 Outcome checkTestKernelFloat(std::mt19937& random) {
-  return checkTestKernel(uniformFloats(random, 256, -1000, 1000), simpleTemplates_testKernel_float);
+  return checkTestKernel(uniformFloats(random, 256, -1000, 1000),
+                         WITH_CONFIG(simpleTemplates_testKernel_float));
 }
 
 Outcome checkTestKernelInt(std::mt19937& random) {
   return checkTestKernel(uniformInts(random, 256, -1000000, 1000000),
-                         simpleTemplates_testKernel_int);
+                         WITH_CONFIG(simpleTemplates_testKernel_int));
 }
 
 // MatrixMulCUDA<BLOCK_SIZE>: C = A * B, row-major, A of wA columns and B of wB; one
@@ -310,11 +316,11 @@ Outcome checkMatrixMul(std::mt19937& random, int blockSize, Launch launch) {
 }
 
 Outcome checkMatrixMul16(std::mt19937& random) {
-  return checkMatrixMul(random, 16, matrixMul_MatrixMulCUDA_16);
+  return checkMatrixMul(random, 16, WITH_CONFIG(matrixMul_MatrixMulCUDA_16));
 }
 
 Outcome checkMatrixMul32(std::mt19937& random) {
-  return checkMatrixMul(random, 32, matrixMul_MatrixMulCUDA_32);
+  return checkMatrixMul(random, 32, WITH_CONFIG(matrixMul_MatrixMulCUDA_32));
 }
 
 // ---- 3_CUDA_Features -------------------------------------------------------------------------
@@ -353,11 +359,11 @@ template <typename Launch> Outcome checkTranspose(std::mt19937& random, Launch l
 }
 
 Outcome checkTransposeCoalesced(std::mt19937& random) {
-  return checkTranspose(random, transpose_transposeCoalesced);
+  return checkTranspose(random, WITH_CONFIG(transpose_transposeCoalesced));
 }
 
 Outcome checkTransposeNoBankConflicts(std::mt19937& random) {
-  return checkTranspose(random, transpose_transposeNoBankConflicts);
+  return checkTranspose(random, WITH_CONFIG(transpose_transposeNoBankConflicts));
 }
 
 // ---- 2_Concepts_and_Techniques: scan ---------------------------------------------------------
@@ -526,11 +532,11 @@ Outcome checkReduce6(std::mt19937& random, unsigned n, bool pow2, Launch launch)
 }
 
 Outcome checkReduce6Pow2(std::mt19937& random) {
-  return checkReduce6(random, 1u << 20, true, reduction_kernel_reduce6_int_256_true);
+  return checkReduce6(random, 1u << 20, true, WITH_CONFIG(reduction_kernel_reduce6_int_256_true));
 }
 
 Outcome checkReduce6AnyN(std::mt19937& random) {
-  return checkReduce6(random, 1000003, false, reduction_kernel_reduce6_int_256_false);
+  return checkReduce6(random, 1000003, false, WITH_CONFIG(reduction_kernel_reduce6_int_256_false));
 }
 
 // ---- 5_Domain_Specific -----------------------------------------------------------------------
