@@ -1,20 +1,20 @@
 // `tlc build`: resolve the options, look the build up in the cache, else plan it (BuildPlan.h)
 // and run the plan (Executor.h) with this file's task handlers; publish the outputs at once.
-#include "build/BuildKey.h"
-#include "build/BuildPlan.h"
-#include "build/DeviceBuild.h"
-#include "build/DeviceImage.h"
-#include "build/DisplayPaths.h"
-#include "build/Executor.h"
-#include "build/HostBuild.h"
-#include "build/ImageCheck.h"
-#include "build/ImageInputs.h"
-#include "build/LayoutCheck.h"
-#include "build/OutputPaths.h"
-#include "build/PythonBuild.h"
-#include "build/Steps.h"
-#include "build/SymbolResolution.h"
-#include "build/ToolPaths.h"
+#include "builder/BuildKey.h"
+#include "builder/BuildPlan.h"
+#include "builder/DeviceBuild.h"
+#include "builder/DeviceImage.h"
+#include "builder/DisplayPaths.h"
+#include "builder/Executor.h"
+#include "builder/HostBuild.h"
+#include "builder/ImageCheck.h"
+#include "builder/ImageInputs.h"
+#include "builder/LayoutCheck.h"
+#include "builder/OutputPaths.h"
+#include "builder/PythonBuild.h"
+#include "builder/Steps.h"
+#include "builder/SymbolResolution.h"
+#include "builder/ToolPaths.h"
 #include "cache/Cache.h"
 #include "cache/Relocation.h"
 #include "cache/RemoteCache.h"
@@ -183,7 +183,7 @@ struct ToolView {
   DeviceBuildOptions device;
   HostBuildOptions host;
   std::optional<PythonBuildOptions> python; // with --python
-  // A build of device images (build/ImageInputs.h): what they hold, each target's source.
+  // A build of device images (builder/ImageInputs.h): what they hold, each target's source.
   std::optional<ImageSet> images;
   std::vector<TargetSource> imageSources;
   ImageBuildOptions imageOptions;
@@ -418,7 +418,7 @@ private:
   // that cannot write it fails before anything is published.
   llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
                      const std::vector<std::string>& dependencies) {
-    // The headers the build read are known now: none may be an output (build/OutputPaths.h).
+    // The headers the build read are known now: none may be an output (builder/OutputPaths.h).
     if (llvm::Error error = OutputPaths(Options, files).checkAgainst(dependencies))
       return error;
     if (!Options.depfile.empty()) {
@@ -456,7 +456,7 @@ private:
     return {files.begin(), files.end()};
   }
 
-  // Everything known before building that decides the outputs (build/BuildKey.h).
+  // Everything known before building that decides the outputs (builder/BuildKey.h).
   llvm::Expected<std::string> cacheKey() {
     KeyInputs inputs{Options,
                      Tools.toolkit,
@@ -584,10 +584,10 @@ private:
     return entries;
   }
 
-  // Task: every kernel's symbol from the image (build/SymbolResolution.h), then every target's
+  // Task: every kernel's symbol from the image (builder/SymbolResolution.h), then every target's
   // symbol table against the parsed kernels, every entry no kernel claims made a kernel of its
-  // own (build/ImageKernels.h), and every launcher's parameter layout proven against the
-  // image (build/LayoutCheck.h); the image goes to the outputs.
+  // own (builder/ImageKernels.h), and every launcher's parameter layout proven against the
+  // image (builder/LayoutCheck.h); the image goes to the outputs.
   llvm::Error checkImage() {
     auto entries = entriesByInput();
     if (!entries)
@@ -1045,7 +1045,7 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
 static llvm::Error buildAndPublish(const BuildOptions& requested) {
   if (requested.outputDir.empty())
     return usageError("-o '' names no folder");
-  // Device images as inputs (build/ImageInputs.h): read, and refused when unreadable (a
+  // Device images as inputs (builder/ImageInputs.h): read, and refused when unreadable (a
   // usage error: the wrong file was given), first.
   if (llvm::Error error = checkImageInputKinds(requested.sources.inputs))
     return error;
@@ -1109,7 +1109,7 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
     remote = std::move(*configured);
   }
 
-  // No output may be a file the build reads (build/OutputPaths.h); checked again with the
+  // No output may be a file the build reads (builder/OutputPaths.h); checked again with the
   // headers once the parse has read them.
   if (llvm::Error error =
           OutputPaths(*options, publishedFiles(*options))

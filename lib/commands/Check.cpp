@@ -1,5 +1,5 @@
 // `tlc check`: the module-wide checks without building.
-#include "build/ImageInputs.h"
+#include "builder/ImageInputs.h"
 #include "checks/Analysis.h"
 #include "commands/Commands.h"
 

@@ -109,7 +109,7 @@ void addParseArch(CLI::App& command, SourceOptions& options) {
 
 void addBuildOptions(CLI::App& command, BuildOptions& options) {
   addSourceOptions(command, options.sources);
-  // Also device images, with headers declaring their kernels (build/ImageInputs.h).
+  // Also device images, with headers declaring their kernels (builder/ImageInputs.h).
   command.get_option("files")->description(
       "CUDA source files (.cu); or device images (.cubin, .fatbin, .ptx) with headers declaring "
       "their kernels (.h, .cuh, .hpp; docs/images.md)");

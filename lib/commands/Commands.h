@@ -2,7 +2,7 @@
 // option structs; tests call the same functions.
 #pragma once
 
-#include "build/BuildOptions.h"
+#include "builder/BuildOptions.h"
 #include "frontend/SourceOptions.h"
 
 #include "llvm/Support/Error.h"

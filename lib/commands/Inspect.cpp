@@ -1,5 +1,5 @@
 // `tlc inspect`: the kernel table, or the model as JSON.
-#include "build/ImageInputs.h"
+#include "builder/ImageInputs.h"
 #include "checks/Analysis.h"
 #include "commands/Commands.h"
 #include "commands/InspectTable.h"

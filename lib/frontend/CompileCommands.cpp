@@ -148,7 +148,7 @@ std::string compileDatabaseCompatHeader(const std::string& path) {
 
 // A file `--compile-commands-out` may replace: empty, or holding what tlc writes there. The
 // database is written before the parse, so it cannot be compared with the headers the build
-// reads (build/OutputPaths.h does that after the parse, too late for it): a header of the
+// reads (builder/OutputPaths.h does that after the parse, too late for it): a header of the
 // user's named by mistake (`--compile-commands-out include/tile.h`) is told by its content.
 static llvm::Error checkReplaceable(const std::string& path, const std::string& shown,
                                     bool header) {

@@ -36,7 +36,7 @@ struct FrontendOptions {
   bool color = false;         // ANSI colors in diagnostics
   bool verbose = false;       // show Clang's diagnostics that nvcc does not share
   // The inputs are headers of declarations for kernels of given device images
-  // (build/ImageInputs.h): a kernel declared without a body in them is one to launch.
+  // (builder/ImageInputs.h): a kernel declared without a body in them is one to launch.
   bool declarationsOnly = false;
 };
 

@@ -1,7 +1,7 @@
 // nvcc's command language, as one table: every option of the toolkit's nvcc (`nvcc --help`) with
 // all its spellings, the value it takes and where tlc routes it. tlc's command line
 // (commands/CommandLine.cpp), compilation databases (CompileCommands.cpp), the flags that reach
-// nvcc (build/ToolPaths.cpp) and the macros the parse adds for them (ParseCompat.cpp) all read
+// nvcc (builder/ToolPaths.cpp) and the macros the parse adds for them (ParseCompat.cpp) all read
 // it, so an option means the same wherever it comes from. A unit test checks every spelling
 // against the toolkit's `nvcc --help` and every macro against `nvcc --dryrun`.
 //

@@ -190,13 +190,13 @@ struct Kernel {
   bool weak = false; // an inline definition or a template instantiation (WEAK in the cubin)
   // Static or in an anonymous namespace: nvcc renames it (per file, and again when compiled
   // relocatable), so `symbol` is Clang's guess until the build takes the image's (the image's
-  // symbol table is the truth; build/SymbolResolution.h).
+  // symbol table is the truth; builder/SymbolResolution.h).
   bool internalLinkage = false;
-  // Known from the image alone (build/ImageKernels.h): nvcc compiled it but the parse did not
+  // Known from the image alone (builder/ImageKernels.h): nvcc compiled it but the parse did not
   // see it, or tlc could not tell which of the image's entries it is. Its parameters are typed
   // from its symbol where that says a plain pointer or a builtin scalar, else bytes.
   bool fromImage = false;
-  // The image targets that hold it, once a build has checked the image (build/ImageCheck.h):
+  // The image targets that hold it, once a build has checked the image (builder/ImageCheck.h):
   // code under `#if __CUDA_ARCH__` may exist for some targets only. Empty before.
   std::vector<std::string> targets;
   SourceLocation location; // the definition (a template's pattern for instantiations)
@@ -258,7 +258,7 @@ struct Module {
   std::vector<Record> records;
   std::vector<std::string> otherEntries; // kernels from system headers: in the image, no launcher
   // Kernel templates of system headers ("outermost namespace::name"), for instances Clang did not
-  // see (build/ImageCheck.h). Not serialised.
+  // see (builder/ImageCheck.h). Not serialised.
   std::vector<std::string> libraryKernelTemplates;
   // Some input launches a kernel from device code (dynamic parallelism): the module needs
   // relocatable device code, and the parse -fgpu-rdc.

@@ -1,5 +1,5 @@
 // Publishing: a build works in a folder of its own under TMPDIR (or /tmp) whose path is made of
-// safe characters, so the tools can be handed names inside it (build/ToolPaths.h); it collects
+// safe characters, so the tools can be handed names inside it (builder/ToolPaths.h); it collects
 // its outputs in a staging folder on OUTDIR's own file system and only moves them into OUTDIR
 // when every step succeeded. On failure, or when interrupted, both are removed and OUTDIR is as
 // it was; the folders a killed build left (SIGKILL) are removed by the next build (into the same

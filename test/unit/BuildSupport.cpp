@@ -3,7 +3,7 @@
 
 #include "render/ModuleApi.h"
 
-#include "build/DeviceImage.h"
+#include "builder/DeviceImage.h"
 #include "cache/Relocation.h"
 #include "toolchain/Toolchain.h"
 

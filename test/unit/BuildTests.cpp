@@ -5,7 +5,7 @@
 
 #include "render/ModuleApi.h"
 
-#include "build/DeviceImage.h"
+#include "builder/DeviceImage.h"
 #include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringRef.h"

@@ -2,7 +2,7 @@
 // cache, and nothing changed hits it. Every test builds the same small module cold into a cache
 // of its own, builds it again with one input changed (it must miss), then unchanged (it must
 // still hit, so the miss was the change's and not a broken cache). The inputs are those of
-// build/BuildKey.cpp and Build.cpp's cacheKey(), and the files every entry records; a hit on a
+// builder/BuildKey.cpp and Build.cpp's cacheKey(), and the files every entry records; a hit on a
 // changed input would hand back the outputs of another build (a `-D VALUE=2` build getting the
 // cached `VALUE=1` image).
 #include "BuildSupport.h"

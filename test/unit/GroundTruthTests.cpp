@@ -2,7 +2,7 @@
 // and check that the cubin's entry symbols are exactly the extracted ones.
 #include "TestSupport.h"
 
-#include "build/DeviceImage.h"
+#include "builder/DeviceImage.h"
 #include "support/Error.h"
 
 #include <catch2/catch.hpp>

@@ -3,7 +3,7 @@
 // and its temporaries, and the cache's trust and settings. test/bad-input runs them end to end.
 #include "TestSupport.h"
 
-#include "build/ToolPaths.h"
+#include "builder/ToolPaths.h"
 #include "cache/Cache.h"
 #include "publish/Depfile.h"
 #include "render/LauncherView.h"

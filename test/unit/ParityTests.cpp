@@ -4,7 +4,7 @@
 #include "BuildSupport.h"
 #include "TestSupport.h"
 
-#include "build/DeviceImage.h"
+#include "builder/DeviceImage.h"
 
 #include "llvm/ADT/StringRef.h"
 

@@ -4,7 +4,7 @@
 #include "BuildSupport.h"
 #include "TestSupport.h"
 
-#include "build/SymbolResolution.h"
+#include "builder/SymbolResolution.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,0 +1,162 @@
+// Hashing every output-deciding field of the build options into the cache key.
+#include "builder/BuildKey.h"
+
+#include "builder/PythonBuild.h"
+#include "support/Files.h"
+#include "toolchain/Toolchain.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+namespace tlc {
+
+namespace {
+
+// The paths the key holds: inputs as outputs name them, folders and flags relocated.
+struct KeyPaths {
+  const DisplayPaths& display;
+  const PathRelocation& relocation;
+
+  std::string folder(const std::string& dir) const {
+    return dir.empty() ? dir : relocation.path(absolutePath(dir));
+  }
+};
+
+void addList(CacheKey& key, llvm::StringRef label, const std::vector<std::string>& values) {
+  for (const std::string& value : values)
+    key.add(label, value);
+}
+
+void addFlags(CacheKey& key, llvm::StringRef label, const std::vector<std::string>& flags,
+              const KeyPaths& paths) {
+  for (const std::string& flag : flags)
+    key.add(label, paths.relocation.argument(flag));
+}
+
+void addPerInput(CacheKey& key, llvm::StringRef label,
+                 const std::map<std::string, std::vector<std::string>>& values,
+                 const KeyPaths& paths) {
+  for (const auto& [input, flags] : values)
+    addFlags(key, label.str() + " " + paths.display.input(input), flags, paths);
+}
+
+void addFrontend(CacheKey& key, const FrontendOptions& frontend, const KeyPaths& paths) {
+  [[maybe_unused]] const auto& [preprocessorFlags, standard, arch, extraArgs, inputArgs,
+                                tlcIncludeDir, nvccFlags, relocatable, hostIncludeDir, jobs, color,
+                                verbose, declarationsOnly] = frontend;
+  // Folders and files absolute (relocated), macros as they are.
+  for (size_t i = 0; i < preprocessorFlags.size(); ++i) {
+    llvm::StringRef flag = preprocessorFlags[i];
+    if ((flag == "-isystem" || flag == "-include") && i + 1 < preprocessorFlags.size())
+      key.add(flag, paths.folder(preprocessorFlags[++i]));
+    else if (flag.consume_front("-I"))
+      key.add("-I", paths.folder(flag.str()));
+    else
+      key.add("preprocessor", flag);
+  }
+  key.add("std", standard);
+  key.add("parse-arch", arch);
+  addFlags(key, "clang-arg", extraArgs, paths);
+  addPerInput(key, "clang-arg", inputArgs, paths);
+  key.add("tlc-include", paths.folder(tlcIncludeDir));
+  key.add("relocatable", relocatable ? "yes" : "no");
+  key.add("host-include", paths.folder(hostIncludeDir));
+  // Headers read for their declarations only, beside device images (builder/ImageInputs.h).
+  key.add("declarations-only", declarationsOnly ? "yes" : "no");
+  // Not in the key: `nvccFlags` (the build's own, keyed with the build's options), `jobs` (how
+  // many tools at once), `color` and `verbose` (how diagnostics look).
+}
+
+void addSources(CacheKey& key, const SourceOptions& sources, const KeyPaths& paths) {
+  [[maybe_unused]] const auto& [inputs, frontend, cudaPath, compileCommands, verbose] = sources;
+  for (const std::string& input : inputs)
+    key.add("input", paths.display.input(input)); // contents are added by the caller, read once
+  addFrontend(key, frontend, paths);
+  // Not in the key: `cudaPath` (the toolkit is keyed by its identity instead),
+  // `compileCommands` (its flags are in `frontend` and the nvcc flags by now) and `verbose`.
+}
+
+} // namespace
+
+void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPaths& display,
+                     const PathRelocation& relocation) {
+  KeyPaths paths{display, relocation};
+  [[maybe_unused]] const auto& [sources, outputDir, name, archs, gencodes, targets, nvccFlags,
+                                inputNvccFlags, entries, externalImage, emitOnly, keepTemps,
+                                templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
+                                compileCommandsOut, launcher, noCache, remoteStorage, baseDir,
+                                toolTimeout, python, pythonLibrary, pythonHelpersDir] = options;
+  addSources(key, sources, paths);
+  key.add("name", name);
+  // `archs` and `gencodes` are in the key as what they resolved to (`native` is this machine).
+  for (const GpuTarget& target : targets)
+    key.add("target", target.gencode());
+  addFlags(key, "nvcc-flag", nvccFlags, paths);
+  addPerInput(key, "nvcc-flag", inputNvccFlags, paths);
+  addList(key, "entry", entries);
+  key.add("external-image", externalImage ? "yes" : "no");
+  // Under a compiler launcher inputs are compiled relocatable (DeviceBuild.h): other code. Which
+  // launcher it is does not change the outputs.
+  key.add("compiler-launcher", launcher.empty() ? "no" : "yes");
+  key.add("python", python ? "yes" : "no");
+  // Not in the key: where the outputs go (`outputDir`, `depfile`, `depfileTarget`,
+  // `compileCommandsOut`, which a hit writes too), how the run looks (`quiet`), how long tools
+  // may take (`toolTimeout`), `emitOnly`, `keepTemps`, `noCache`, which never use the cache, and
+  // `remoteStorage`, where else the cache looks (its entries are the local ones), and `baseDir`,
+  // how the key spells paths (relocated ones are relative, others absolute). The templates,
+  // the runtime library and the Python binding are keyed by their contents (`templateDir`,
+  // `runtimeLibrary`, `pythonLibrary`, `pythonHelpersDir`).
+}
+
+// The key's parts in the order they always had: entries made before the move still hit.
+llvm::Expected<std::string>
+buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocation& relocation,
+              llvm::function_ref<llvm::Expected<std::string>(const std::string&)> inputDigest) {
+  CacheKey key;
+  static int anchor;
+  key.add("tlc", tlcVersion());
+  key.add("clang", clangVersion() + " " + clangResourceDir());
+  const CudaToolkit& toolkit = in.toolkit;
+  // The toolkit by its release and content, not where it is (Relocation.h): its tools, the
+  // files nvcc reads besides headers (its profile, libdevice, the device runtime), while the
+  // headers the build read are its entries' dependencies, spelled "<cuda>/...". The same
+  // toolkit elsewhere (another machine's, a copy) hits; one whose files differ misses.
+  key.add("cuda", toolkit.release + " " + std::to_string(toolkit.cudaVersion));
+  key.add("host-compiler", relocation.path(in.hostCompiler));
+  std::vector<std::pair<std::string, std::string>> tools = {
+      {"tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor)},
+      {"host-compiler-content", in.hostCompiler}};
+  for (const char* file :
+       {"bin/nvcc", "bin/nvcc.profile", "bin/cudafe++", "bin/ptxas", "bin/nvlink", "bin/fatbinary",
+        "nvvm/bin/cicc", "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a"})
+    tools.push_back({file, toolkit.root + "/" + file});
+  key.addToolIdentities(tools, in.toolMemoDir);
+  addBuildOptions(key, in.options, paths, relocation);
+  for (const std::string& input : in.options.sources.inputs) {
+    auto digest = inputDigest(input);
+    if (!digest)
+      return digest.takeError();
+    key.add("input-content " + paths.input(input), *digest);
+  }
+  // How nvcc names each input decides __FILE__, debug info and internal-linkage symbols.
+  for (size_t i = 0; i < in.identities.size(); ++i)
+    key.add("input-identity " + std::to_string(i),
+            in.identities[i].lineName + "\n" + in.identities[i].hashedPath);
+  for (const std::string& file : in.templates)
+    if (llvm::Error error = key.addFile("template " + llvm::sys::path::filename(file).str(), file))
+      return error;
+  key.add("launcher-types", in.launcherTypes);
+  if (llvm::Error error = key.addFile("runtime-library", in.options.runtimeLibrary))
+    return error;
+  if (in.options.python) {
+    if (llvm::Error error = key.addFile("python-library", in.options.pythonLibrary))
+      return error;
+    for (const std::string& file : in.pythonInputs)
+      if (llvm::Error error = key.addFile("python " + relocation.path(file), file))
+        return error;
+    key.add("python-include", pythonIncludeDir());
+  }
+  return key.digest();
+}
+
+} // namespace tlc

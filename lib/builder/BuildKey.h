@@ -1,0 +1,48 @@
+// The first part of a build's cache key (cache/Cache.h) from the build's options: everything that
+// decides what `tlc build` writes. Each options record is taken apart field by field with a
+// structured binding, which stops compiling when a field is added: a new option is in the key,
+// or named with the reason it does not change the outputs, by construction.
+#pragma once
+
+#include "builder/BuildOptions.h"
+#include "builder/DisplayPaths.h"
+#include "builder/ToolPaths.h"
+#include "cache/Cache.h"
+#include "cache/Relocation.h"
+#include "toolchain/Toolchain.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+// `options` after resolution: the module's name, the compile database's flags and the archs
+// are final. Inputs are named as outputs name them (`paths`), not where they are; folders and
+// flags naming folders are relocated (`relocation`: relative under --base-dir).
+void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPaths& paths,
+                     const PathRelocation& relocation);
+
+// What a build's key holds besides its options, found before building.
+struct KeyInputs {
+  const BuildOptions& options;
+  const CudaToolkit& toolkit;
+  const std::string& hostCompiler;               // its path; "" with --emit-only
+  std::vector<std::string> templates;            // the template files
+  const std::string& launcherTypes;              // tlc/launcher.h's text
+  const std::vector<SourceIdentity>& identities; // per input: what nvcc is told of it
+  std::vector<std::string> pythonInputs;         // with --python: the package's other inputs
+  std::string toolMemoDir;                       // where the tools' hashes are remembered
+};
+
+// The whole first part of the key, in one place: tlc and Clang, the toolkit and the host
+// compiler by release and content (not where they are: Relocation.h), the options
+// (addBuildOptions), each input's content (`inputDigest`, which the manifest shares) and the
+// name nvcc is told for it, the templates, the launcher types, the runtime archive and, with
+// --python, the package's inputs. The headers the build reads are the entries' (cache/Cache.h).
+llvm::Expected<std::string>
+buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocation& relocation,
+              llvm::function_ref<llvm::Expected<std::string>(const std::string&)> inputDigest);
+
+} // namespace tlc

@@ -1,0 +1,44 @@
+// Planning the host compiler commands that turn the rendered launcher into lib<name>.so.
+#include "builder/HostBuild.h"
+
+namespace tlc {
+
+HostPlan planHostBuild(const HostBuildOptions& options) {
+  HostPlan plan;
+  // Relative names only, so no path of the build's ends up in the library either.
+  std::string source = options.name + "_launcher.cpp";
+  std::string object = options.name + "_launcher.o";
+  std::string library = "lib" + options.name + ".so";
+  plan.compileLauncher = {"c++ " + source,
+                          {options.compiler, "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
+                           "-fvisibility-inlines-hidden", "-Wall", "-Wextra", "-isystem",
+                           options.tlcInclude, "-isystem", options.cudaInclude},
+                          object,
+                          options.workDir,
+                          {}};
+  plan.compileLauncher.argv.insert(plan.compileLauncher.argv.end(), options.runtimeFlags.begin(),
+                                   options.runtimeFlags.end());
+  for (const std::string& arg : {std::string("-c"), source, std::string("-o"), object})
+    plan.compileLauncher.argv.push_back(arg);
+  plan.link = {"link " + library,
+               {options.compiler, "-shared", "-o", library, object},
+               library,
+               options.workDir,
+               {}};
+  // The image's .S is assembled by the link command itself: one compiler run less on the way
+  // from nvcc's image to the library. It names the image by its file name: .incbin finds it in
+  // the current folder.
+  if (options.embedImage)
+    plan.link.argv.push_back(options.name + "_image.S");
+  // The runtime's symbols are hidden already; --exclude-libs keeps anything of the archive from
+  // being exported even so, so a library's only exports are its generated API.
+  for (const std::string& flag : {options.runtimeLibrary, std::string("-Wl,--exclude-libs,ALL"),
+                                  std::string("-Wl,--no-undefined"), std::string("-pthread"),
+                                  std::string("-ldl"), "-Wl,-soname," + library})
+    plan.link.argv.push_back(flag);
+  plan.link.argv.insert(plan.link.argv.end(), options.runtimeFlags.begin(),
+                        options.runtimeFlags.end());
+  return plan;
+}
+
+} // namespace tlc
