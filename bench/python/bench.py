@@ -25,6 +25,10 @@ Variants (each runs only where what it needs is installed):
   torch C++ extension      a pybind11 function of a torch extension that takes the tensors and
                            calls cuLaunchKernel on torch's current stream (load_inline)
   torch C++ op             the same as a TORCH_LIBRARY op, called as torch.ops.tlcbench.launch
+  torch C++ op, tlc's options  the same op taking the launch options a tlc op takes (keyword
+                           grid=[1], block=[32], shared_mem, cluster, cooperative,
+                           programmatic_dependent_launch): the like-for-like baseline of
+                           `tlc: torch op`
   ctypes: cuLaunchKernel   cuLaunchKernel through ctypes with arguments prepared once
 
 usage: bench.py BUNDLE [--rounds N] [--burst N] [--no-torch-extension]
@@ -44,6 +48,7 @@ import time
 
 N = 1 << 20
 FLOOR = "C: cuLaunchKernel"
+CONFIGURED_OP = "torch C++ op, tlc's options"
 
 
 def parse_arguments():
@@ -316,8 +321,36 @@ void launch(const at::Tensor& in, at::Tensor& out, int64_t n, double scale) {
                              nullptr) == CUDA_SUCCESS, "cuLaunchKernel failed");
 }
 
-TORCH_LIBRARY(tlcbench, m) { m.def("launch(Tensor x, Tensor(a!) y, int n, float scale) -> ()"); }
-TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) { m.impl("launch", &launch); }
+// The same with the launch options a tlc op takes (register_torch_ops's schema), as a torch
+// extension would take them to launch any grid: what a tlc op does in C++.
+void launch_configured(const at::Tensor& in, at::Tensor& out, int64_t n, double scale,
+                       at::IntArrayRef grid, at::IntArrayRef block, int64_t shared_mem,
+                       at::OptionalIntArrayRef cluster, bool cooperative, bool pdl) {
+  const void* input = in.data_ptr();
+  void* output = out.data_ptr();
+  int count = static_cast<int>(n);
+  float factor = static_cast<float>(scale);
+  void* args[] = {&input, &output, &count, &factor};
+  auto dim = [](at::IntArrayRef dims, size_t i) {
+    return i < dims.size() ? static_cast<unsigned>(dims[i]) : 1u;
+  };
+  TORCH_CHECK(!cluster.has_value() && !cooperative && !pdl, "not benchmarked");
+  TORCH_CHECK(cuLaunchKernel(gFunction, dim(grid, 0), dim(grid, 1), dim(grid, 2), dim(block, 0),
+                             dim(block, 1), dim(block, 2), static_cast<unsigned>(shared_mem),
+                             at::cuda::getCurrentCUDAStream().stream(), args,
+                             nullptr) == CUDA_SUCCESS, "cuLaunchKernel failed");
+}
+
+TORCH_LIBRARY(tlcbench, m) {
+  m.def("launch(Tensor x, Tensor(a!) y, int n, float scale) -> ()");
+  m.def("launch_configured(Tensor x, Tensor(a!) y, int n, float scale, *, int[] grid, "
+        "int[] block, int shared_mem=0, int[]? cluster=None, bool cooperative=False, "
+        "bool programmatic_dependent_launch=False) -> ()");
+}
+TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
+  m.impl("launch", &launch);
+  m.impl("launch_configured", &launch_configured);
+}
 """
         stubs = os.path.join(cpp_extension.CUDA_HOME or "/usr/local/cuda", "lib64", "stubs")
         started = time.time()
@@ -327,9 +360,17 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) { m.impl("launch", &launch); }
         print(f"bench/python: compiled the torch extension in {time.time() - started:.0f} s")
         extension.set_function(self.cufunction)
         function, op = extension.launch, self.torch.ops.tlcbench.launch
+        configured = self.torch.ops.tlcbench.launch_configured
         x, y = self.x, self.y
         clock = time.perf_counter
         function(x, y, N, 1.0)
+        configured(x, y, N, 1.0, grid=[1], block=[32])
+
+        def configured_op(count):
+            start = clock()
+            for _ in range(count):
+                configured(x, y, N, 1.0, grid=[1], block=[32])
+            return clock() - start
 
         def pybind(count):
             start = clock()
@@ -345,6 +386,7 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) { m.impl("launch", &launch); }
 
         self.add("torch C++ extension", pybind)
         self.add("torch C++ op", dispatcher)
+        self.add(CONFIGURED_OP, configured_op)
 
     # ---- measuring -----------------------------------------------------------------------
 
@@ -405,6 +447,15 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) { m.impl("launch", &launch); }
             faster = "faster" if us < other_us else "NOT faster"
             print(f"target: {tlc} ({us:.2f} µs) {faster} than {name} ({other_us:.2f} µs): "
                   f"{other_us / us:.2f}x")
+        # A tlc op against torch C++ ops: the one taking tlc's launch options (grid and block
+        # lists, ...: the same schema, so the same work in torch's argument parsing), and the
+        # one with its launch fixed in C++ (4 arguments).
+        for baseline in (CONFIGURED_OP, "torch C++ op"):
+            if "tlc: torch op" in results and baseline in results:
+                (mine, _), (theirs, _) = results["tlc: torch op"], results[baseline]
+                verdict = "met" if mine <= 1.2 * theirs else f"missed by {mine / theirs / 1.2:.2f}x"
+                print(f"target: tlc: torch op ({mine:.2f} µs) <= 1.2x {baseline} ({theirs:.2f} "
+                      f"µs): {mine / theirs:.2f}x ({verdict})")
         pair = ("tlc: CuPy arrays", "CuPy: RawKernel")
         if all(name in results for name in pair):
             (mine, _), (theirs, _) = results[pair[0]], results[pair[1]]

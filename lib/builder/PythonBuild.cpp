@@ -34,11 +34,29 @@ PythonPlan planPythonBuild(const PythonBuildOptions& options) {
   // Relative names only, so no path of the build's ends up in the extension either.
   std::string source = options.name + "_python.c";
   std::string object = options.name + "_python.o";
+  // -fexceptions: torch's dispatcher calls the launchers' torch kernels here, and their errors
+  // are C++ exceptions thrown through these C frames (python/src/TorchOps.cpp).
   plan.compileExtension = {"cc " + source,
-                           {options.compiler, "-x", "c", "-std=c11", "-O2", "-fPIC",
-                            "-fvisibility=hidden", "-Wall", "-Wextra", "-isystem",
-                            options.pythonInclude, "-isystem", options.tlcInclude, "-isystem",
-                            options.cudaInclude, "-c", source, "-o", object},
+                           {options.compiler,
+                            "-x",
+                            "c",
+                            "-std=c11",
+                            "-O2",
+                            "-fPIC",
+                            "-fexceptions",
+                            "-fvisibility=hidden",
+                            "-Wall",
+                            "-Wextra",
+                            "-isystem",
+                            options.pythonInclude,
+                            "-isystem",
+                            options.tlcInclude,
+                            "-isystem",
+                            options.cudaInclude,
+                            "-c",
+                            source,
+                            "-o",
+                            object},
                            object,
                            options.workDir,
                            {}};

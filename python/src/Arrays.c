@@ -170,10 +170,33 @@ static PyObject* type_attribute(PyObject* type, PyObject* name) {
   return attribute;
 }
 
+/* The DLPack exchange API `type` defines itself (in its own __dict__, not inherited: the API
+   reads objects of the type it was found on, and a subclass may be anything, a tensor subclass
+   that only pretends to hold memory included). A DLPack 1.x table with both functions the
+   binding calls, or nothing. */
+static void learn_exchange(tlc_py_state* state, PyObject* type, tlc_py_type_info* info) {
+  PyObject* dict = PyObject_GetAttr(type, state->strings.dict);
+  PyObject* capsule = dict ? PyObject_GetItem(dict, state->strings.dlpack_exchange_api) : NULL;
+  Py_XDECREF(dict);
+  PyErr_Clear();
+  const struct tlc_dlpack_exchange_api* api =
+      capsule && PyCapsule_IsValid(capsule, "dlpack_exchange_api")
+          ? PyCapsule_GetPointer(capsule, "dlpack_exchange_api")
+          : NULL;
+  if (api && api->version.major == 1 && api->dltensor_from_py_object_no_sync &&
+      api->current_work_stream) {
+    info->exchange = api;
+    info->exchange_capsule = capsule;
+  } else {
+    Py_XDECREF(capsule);
+  }
+}
+
 /* What a new type gives: how it gives an address, and for torch tensors their methods. */
 static void learn_type(tlc_py_state* state, PyObject* object, tlc_py_type_info* info) {
   PyObject* type = (PyObject*)Py_TYPE(object);
   info->kind = ARRAY_NONE;
+  learn_exchange(state, type, info);
   if (is_torch_tensor(state, object))
     info->kind = ARRAY_TORCH;
   else if (is_cupy_array(state, object))
@@ -184,6 +207,8 @@ static void learn_type(tlc_py_state* state, PyObject* object, tlc_py_type_info* 
     info->kind = ARRAY_DLPACK;
   else if (PyIndex_Check(object) && !PyBool_Check(object))
     info->kind = ARRAY_INDEX;
+  else if (info->exchange)
+    info->kind = ARRAY_EXCHANGE;
   info->dlpack_device = (unsigned char)PyObject_HasAttr(type, state->strings.dlpack_device);
   if (info->kind != ARRAY_TORCH)
     return;
@@ -205,6 +230,8 @@ static void release_type(tlc_py_type_info* info) {
   Py_CLEAR(info->data_ptr);
   Py_CLEAR(info->get_device);
   Py_CLEAR(info->dtype);
+  Py_CLEAR(info->exchange_capsule);
+  info->exchange = NULL;
 }
 
 /* How `object`'s type gives an address: a copy of what the cache knows (decided the first
@@ -235,6 +262,7 @@ static void classify(tlc_py_state* state, PyObject* object, tlc_py_type_info* in
   Py_XINCREF(info->data_ptr);
   Py_XINCREF(info->get_device);
   Py_XINCREF(info->dtype);
+  Py_XINCREF(info->exchange_capsule);
 }
 
 static void release_info(tlc_py_type_info* info) {
@@ -978,6 +1006,46 @@ done:
   return result;
 }
 
+/* ---- DLPack's C exchange API ----------------------------------------------------------- */
+
+/* The array through its type's exchange API: one C call fills a DLTensor view (torch: no
+   Python call, where data_ptr(), get_device() and dtype are three). Where the type has another
+   way too (torch's methods, __dlpack__), only what that way would accept is taken from here
+   (`quiet`): anything else (a failure, memory outside a device, a dtype the parameter refuses)
+   returns 1 with no exception set, and the other way reads the array again and says what is
+   wrong in its own words. Without another way, the same is an error here (-1). */
+static int read_exchange(const tlc_py_where* where, PyObject* object, const tlc_py_type_info* info,
+                         const array_request* request, int quiet, array_view* view) {
+  DLTensor tensor;
+  if (info->exchange->dltensor_from_py_object_no_sync(object, &tensor) != 0) {
+    if (!quiet)
+      return PyErr_Occurred() ? -1
+                              : tlc_py_argument_error(PyExc_TypeError, where,
+                                                      "has a __dlpack_c_exchange_api__ that "
+                                                      "could not read it");
+    PyErr_Clear();
+    return 1;
+  }
+  int type = tensor.device.device_type;
+  int dtype = dlpack_dtype(tensor.dtype, 0);
+  if (quiet &&
+      ((type != kDLCUDA && type != kDLCUDAManaged) || !(request->accepts & TLC_PY_ACCEPTS(dtype))))
+    return 1;
+  if (dltensor_address(where, &tensor, view) < 0 ||
+      (request->layout && dltensor_layout(where, &tensor, view) < 0)) {
+    if (!quiet)
+      return -1;
+    PyErr_Clear();
+    return 1;
+  }
+  if (!(request->accepts & TLC_PY_ACCEPTS(dtype)))
+    return dtype_mismatch(where, request->accepts, dtype,
+                          PyUnicode_FromFormat("DLPack code %u, %u bits",
+                                               (unsigned)tensor.dtype.code,
+                                               (unsigned)tensor.dtype.bits));
+  return 0;
+}
+
 /* ---- the launch's device and stream ----------------------------------------------------- */
 
 static int torch_stream(tlc_py_state* state, int device, CUstream* stream);
@@ -985,7 +1053,8 @@ static int torch_stream(tlc_py_state* state, int device, CUstream* stream);
 /* The first array decides the defaults; every array that knows its device must be on the
    launch's. */
 static int apply_defaults(tlc_py_state* state, const tlc_py_where* where, int kind,
-                          const array_view* view, tlc_py_defaults* defaults, int first) {
+                          const struct tlc_dlpack_exchange_api* exchange, const array_view* view,
+                          tlc_py_defaults* defaults, int first) {
   if (view->device >= 0) {
     if (defaults->device < 0) {
       defaults->device = view->device;
@@ -998,7 +1067,21 @@ static int apply_defaults(tlc_py_state* state, const tlc_py_where* where, int ki
   }
   if (!first || defaults->stream_known)
     return 0;
-  if (kind == ARRAY_TORCH) {
+  if (kind == ARRAY_EXCHANGE) {
+    /* The framework's current stream on the launch's device, as torch's is below; none for
+       host memory (the legacy default stream). */
+    void* current = NULL;
+    if (defaults->device < 0)
+      return 0;
+    if (exchange->current_work_stream(kDLCUDA, defaults->device, &current) != 0) {
+      if (!PyErr_Occurred())
+        tlc_py_argument_error(PyExc_RuntimeError, where,
+                              "'s framework could not say its current stream");
+      return -1;
+    }
+    defaults->stream_known = 1;
+    defaults->stream = (CUstream)current;
+  } else if (kind == ARRAY_TORCH) {
     /* Read now, so that DLPack arguments after this one are asked for this stream too. */
     if (torch_stream(state, defaults->device, &defaults->stream) < 0)
       return -1;
@@ -1015,25 +1098,37 @@ static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* 
                       const tlc_py_type_info* info, const array_request* request,
                       tlc_py_defaults* defaults, array_view* view) {
   int first = !defaults->array_seen;
+  int kind = info->kind;
   int result = -1;
-  switch (info->kind) {
-  case ARRAY_TORCH:
-    result = read_torch(state, where, object, info, request, view);
-    break;
-  case ARRAY_CUPY:
-    result = read_cupy(state, where, object, request, view);
-    break;
-  case ARRAY_CAI:
-    result = read_interface(state, where, object, info, request, first, view);
-    break;
-  case ARRAY_DLPACK:
-    result = read_dlpack(state, where, object, info, request, defaults, view);
-    break;
+  if (info->exchange && kind != ARRAY_EXCHANGE &&
+      read_exchange(where, object, info, request, 1, view) == 0) {
+    kind = ARRAY_EXCHANGE;
+    result = 0;
+  } else {
+    memset(view, 0, sizeof *view); /* what a declined read_exchange left */
+    view->device = -1;
+    switch (kind) {
+    case ARRAY_TORCH:
+      result = read_torch(state, where, object, info, request, view);
+      break;
+    case ARRAY_CUPY:
+      result = read_cupy(state, where, object, request, view);
+      break;
+    case ARRAY_CAI:
+      result = read_interface(state, where, object, info, request, first, view);
+      break;
+    case ARRAY_DLPACK:
+      result = read_dlpack(state, where, object, info, request, defaults, view);
+      break;
+    case ARRAY_EXCHANGE:
+      result = read_exchange(where, object, info, request, 0, view);
+      break;
+    }
   }
   if (result < 0)
     return -1;
   defaults->array_seen = 1;
-  return apply_defaults(state, where, info->kind, view, defaults, first);
+  return apply_defaults(state, where, kind, info->exchange, view, defaults, first);
 }
 
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,

@@ -6,6 +6,12 @@
 #include "LaunchOptions.h"
 #include "tlc/python.h"
 
+#include <dlpack/dlpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The launch options every launcher takes by keyword, in this order (LaunchOptions.h). */
 #define TLC_PY_OPTION_ID(id, name) OPTION_##id,
 enum tlc_py_option { TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_ID) OPTION_COUNT };
@@ -19,11 +25,28 @@ extern const char* const tlc_py_dtype_names[TLC_PY_DT_COUNT];
 /* How an argument's type gives a device address, decided once per type. */
 enum tlc_py_array_kind {
   ARRAY_NONE = 0,
-  ARRAY_TORCH,  /* a torch.Tensor (or subclass): data_ptr(), get_device() */
-  ARRAY_CUPY,   /* a cupy.ndarray: data.ptr, data.device_id, dtype, CuPy's current stream */
-  ARRAY_CAI,    /* __cuda_array_interface__ */
-  ARRAY_DLPACK, /* __dlpack__ */
-  ARRAY_INDEX   /* an integer-like object (__index__): the address itself */
+  ARRAY_TORCH,   /* a torch.Tensor (or subclass): data_ptr(), get_device() */
+  ARRAY_CUPY,    /* a cupy.ndarray: data.ptr, data.device_id, dtype, CuPy's current stream */
+  ARRAY_CAI,     /* __cuda_array_interface__ */
+  ARRAY_DLPACK,  /* __dlpack__ */
+  ARRAY_INDEX,   /* an integer-like object (__index__): the address itself */
+  ARRAY_EXCHANGE /* only the DLPack exchange API of its type (__dlpack_c_exchange_api__) */
+};
+
+/* DLPack's C exchange API (dlpack.h 1.3, DLPackExchangeAPI), which a type offers as the capsule
+   __dlpack_c_exchange_api__ (torch >= 2.10): C functions that read a DLTensor view of an object
+   and the framework's current stream, without a Python call. Debian's DLPack headers predate
+   it; the layout is the DLPack 1.x ABI's. */
+struct tlc_dlpack_exchange_api {
+  struct {
+    uint32_t major, minor;
+  } version;
+  const void* previous;
+  void* managed_tensor_allocator;
+  void* managed_tensor_from_py_object_no_sync;
+  void* managed_tensor_to_py_object_no_sync;
+  int (*dltensor_from_py_object_no_sync)(void* object, DLTensor* out);
+  int (*current_work_stream)(DLDeviceType type, int32_t device, void** stream);
 };
 
 /* What the binding learned about an argument's type the first time it saw one (Arrays.c). */
@@ -39,6 +62,10 @@ typedef struct tlc_py_type_info {
   PyObject* get_device;
   PyObject* dtype;
   descrgetfunc get_dtype;
+  /* The exchange API the type itself defines (its capsule, a strong reference, keeps it alive;
+     NULL: none): tried before `kind`, which is what a failure falls back to. */
+  PyObject* exchange_capsule;
+  const struct tlc_dlpack_exchange_api* exchange;
 } tlc_py_type_info;
 
 #define TLC_PY_TYPE_CACHE 8
@@ -65,9 +92,11 @@ typedef struct tlc_py_strings {
   PyObject* dtype;
   PyObject* descr; /* __cuda_array_interface__ keys the binding does not read */
   PyObject* version;
-  PyObject* ptr;       /* cupy.ndarray.data.ptr */
-  PyObject* device_id; /* cupy.ndarray.data.device_id */
-  PyObject* str;       /* a numpy dtype's typestr */
+  PyObject* ptr;                 /* cupy.ndarray.data.ptr */
+  PyObject* device_id;           /* cupy.ndarray.data.device_id */
+  PyObject* str;                 /* a numpy dtype's typestr */
+  PyObject* dict;                /* a type's __dict__ */
+  PyObject* dlpack_exchange_api; /* __dlpack_c_exchange_api__ */
 } tlc_py_strings;
 
 typedef struct tlc_py_state {
@@ -125,6 +154,9 @@ typedef struct tlc_py_where {
 
 tlc_py_state* tlc_py_state_of(PyObject* module);
 
+/* TorchOps.cpp: _ext.register_torch_kernels(namespace, names, libraries). */
+PyObject* tlc_py_register_torch_kernels(PyObject* self, PyObject* args);
+
 /* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it;
    `accepts`: the element types it takes, TLC_PY_ACCEPTS_ANY for any) and a tensor-map
    argument's tensor; both apply what the first array decides (tlc_py_defaults). */
@@ -148,5 +180,9 @@ int tlc_py_bfloat16_bits(double value, uint16_t* bits);
 int tlc_py_argument_error(PyObject* exception, const tlc_py_where* where, const char* format, ...);
 /* The qualified name of `object`'s type, for messages (a new reference, never NULL). */
 PyObject* tlc_py_type_name(PyObject* object);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif /* TLC_PYTHON_BINDING_H */

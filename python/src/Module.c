@@ -170,6 +170,11 @@ static PyMethodDef kModuleApi[] = {
      "(\"sm_90a\") or PTX the driver JIT-compiles (\"compute_80\")."},
     {"status_string", call_status_string, METH_VARARGS,
      "status_string(status)\n--\n\nThe name of a tlc_status code, e.g. \"TLC_ERROR_LAUNCH\"."},
+    {"register_torch_kernels", tlc_py_register_torch_kernels, METH_VARARGS,
+     "register_torch_kernels(namespace, names, libraries)\n--\n\nRegisters, for the CUDA key of "
+     "`namespace`, the native torch kernel of each launcher named that takes only tensors and "
+     "numbers, through the stable C ABI of the libtorch `libraries` (torch >= 2.10); returns "
+     "the names registered."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -258,6 +263,8 @@ static int init_strings(tlc_py_strings* strings) {
       {&strings->ptr, "ptr"},
       {&strings->device_id, "device_id"},
       {&strings->str, "str"},
+      {&strings->dict, "__dict__"},
+      {&strings->dlpack_exchange_api, "__dlpack_c_exchange_api__"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (intern(names[i].slot, names[i].text) < 0)

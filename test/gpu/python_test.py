@@ -110,6 +110,32 @@ class TorchTests(unittest.TestCase):
         self.assertEqual(out.tolist(), [1, -128, 255, -32768, 65535, -(2**31), 2**32 - 1,
                                         -(2**63), 2**63 - 1, 9])
 
+    def test_tensors_are_read_without_python_calls(self):
+        """torch >= 2.10 offers DLPack's C exchange API on torch.Tensor: the binding reads
+        tensors through it, never through data_ptr(), get_device() or dtype (which a
+        TorchFunctionMode would see), and falls back to them only for what it cannot take."""
+        if not hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
+            self.skipTest("this torch has no __dlpack_c_exchange_api__")
+
+        class Recorder(torch.overrides.TorchFunctionMode):
+            def __init__(self):
+                super().__init__()
+                self.names = []
+
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                self.names.append(getattr(func, "__name__", str(func)))
+                return func(*args, **(kwargs or {}))
+
+        out = torch.empty_like(self.a)
+        with Recorder() as recorder:
+            pyops.vadd(self.a, self.b, out, N, grid=blocks(N), block=BLOCK)
+        self.assertEqual(recorder.names, [])
+        with Recorder() as recorder, self.assertRaises(TypeError):
+            pyops.saxpy(self.a.half(), self.a, 1.0, N, grid=1, block=1)  # the message's way
+        self.assertIn("data_ptr", recorder.names)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, self.a + self.b)
+
     def test_launches_go_to_the_current_stream(self):
         out = torch.empty_like(self.a)
         stream = torch.cuda.Stream()
@@ -220,6 +246,101 @@ class TorchTests(unittest.TestCase):
         graph.replay()
         torch.cuda.synchronize()
         torch.testing.assert_close(out, 5.0 + self.b)
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch with CUDA is not available")
+class TorchOpTests(unittest.TestCase):
+    """register_torch_ops's native kernels (torch >= 2.10's stable C ABI): what they launch,
+    what they refuse, and that they release every tensor they are given."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.ops = pyops.tlc.register_torch_ops("pyops_native")
+        cls.native = torch.__version__ >= "2.10"
+
+    def setUp(self):
+        self.a = torch.randn(N, device="cuda")
+        self.b = torch.randn(N, device="cuda")
+
+    def test_ops_of_tensors_and_numbers_are_native(self):
+        if not self.native:
+            self.skipTest("torch < 2.10 has no stable C ABI: the ops are Python kernels")
+        for name in ["vadd", "saxpy", "scale_half", "fill_u8", "echo_widths"]:
+            dump = torch._C._dispatch_dump(f"pyops_native::{name}")
+            self.assertIn("registered at tlc:0", dump, name)  # the native registration
+        # A tensor map's launcher keeps its Python kernel.
+        self.assertNotIn("registered at tlc:0",
+                         torch._C._dispatch_dump("pyops_native::transpose_tiles"))
+
+    def test_results(self):
+        out = torch.empty_like(self.a)
+        self.ops.vadd(self.a, self.b, out, N, grid=[blocks(N)], block=[BLOCK])
+        y = self.b.clone()
+        self.ops.saxpy(y, self.a, -2.0, N, grid=[blocks(N)], block=[BLOCK])
+        half = self.a.half()
+        expected = half * 0.5
+        self.ops.scale_half(half, 0.5, N, grid=[blocks(N)], block=[BLOCK])
+        widths = torch.zeros(10, dtype=torch.int64, device="cuda")
+        self.ops.echo_widths(widths, True, -128, 255, -32768, 65535, -(2**31), 2**32 - 1,
+                             -(2**63), 2**63 - 1, 2.25, grid=[1], block=[1])
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, self.a + self.b)
+        torch.testing.assert_close(y, -2.0 * self.a + self.b)
+        self.assertTrue(torch.equal(half, expected))
+        self.assertEqual(widths.tolist(), [1, -128, 255, -32768, 65535, -(2**31), 2**32 - 1,
+                                           -(2**63), 2**63 - 1, 9])
+
+    def test_current_stream_and_views(self):
+        out = torch.zeros_like(self.a)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            self.ops.vadd(self.a[1:], self.b[1:], out[1:], N - 1, grid=[blocks(N)],
+                          block=[BLOCK], shared_mem=0, cluster=None)
+            y = out * 3
+        stream.synchronize()
+        torch.testing.assert_close(y[1:], (self.a[1:] + self.b[1:]) * 3)
+        self.assertEqual(y[0].item(), 0.0)
+
+    def test_refusals(self):
+        if not self.native:
+            self.skipTest("torch < 2.10: the Python kernels' own errors (TorchTests)")
+        cases = [
+            (r"vadd\(\): argument 'b' \(const float \*\) is a tensor outside CUDA memory",
+             lambda: self.ops.vadd(self.a, self.b.cpu(), self.a, N, grid=[1], block=[1])),
+            (r"saxpy\(\): argument 'y' \(float \*\) takes an array of float32, not float16",
+             lambda: self.ops.saxpy(self.a.half(), self.a, 1.0, N, grid=[1], block=[1])),
+            (r"fill_u8\(\): argument 'value' \(unsigned char\) = 300 is out of range "
+             r"\(0..255\)",
+             lambda: self.ops.fill_u8(self.a, 300, 4, grid=[1], block=[1])),
+            (r"scale_half\(\): argument 'factor' \(__half\) = 1000000.0 is beyond __half's "
+             r"range", lambda: self.ops.scale_half(self.a.half(), 1e6, 4, grid=[1], block=[1])),
+            (r"vadd\(\): option 'grid' takes 1 to 3 dimensions, not 4",
+             lambda: self.ops.vadd(self.a, self.b, self.a, N, grid=[1, 1, 1, 1], block=[1])),
+            (r"vadd\(\): option 'block' = -1 is out of range",
+             lambda: self.ops.vadd(self.a, self.b, self.a, N, grid=[1], block=[-1])),
+            (r"TLC_ERROR_(LAUNCH|INVALID_VALUE): ",
+             lambda: self.ops.vadd(self.a, self.b, self.a, N, grid=[1], block=[4096])),
+        ]
+        for pattern, call in cases:
+            with self.subTest(pattern), self.assertRaisesRegex(RuntimeError, pattern):
+                call()
+
+    def test_every_tensor_is_released(self):
+        """The kernel owns the tensors torch hands it, after a launch and after a refusal."""
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        for _ in range(3):
+            a = torch.ones(1 << 20, device="cuda")
+            out = torch.empty_like(a)
+            self.ops.vadd(a, a, out, a.numel(), grid=[blocks(a.numel())], block=[BLOCK])
+            with self.assertRaises(RuntimeError):
+                self.ops.fill_u8(a, 300, 4, grid=[1], block=[1])
+            with self.assertRaises(RuntimeError):
+                self.ops.vadd(a, a, out, 4, grid=[1, 1, 1, 1], block=[1], cluster=[1, 1, 1])
+            del a, out
+        torch.cuda.synchronize()
+        self.assertEqual(torch.cuda.memory_allocated(), before)
 
 
 @unittest.skipUnless(HAVE_CUPY, "CuPy with a CUDA device is not available")

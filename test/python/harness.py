@@ -238,6 +238,74 @@ class LegacyDLPackArray(DLPackArray):
         return super().__dlpack__(stream=stream)
 
 
+class DLPackExchangeAPI(ctypes.Structure):
+    """dlpack.h 1.3's DLPackExchangeAPI: its header (version, previous table), then five
+    function pointers."""
+
+    _fields_ = [("version", DLPackVersion), ("previous", ctypes.c_void_p),
+                ("managed_tensor_allocator", ctypes.c_void_p),
+                ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+                ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+                ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+                ("current_work_stream", ctypes.c_void_p)]
+
+
+_FROM_PY_OBJECT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
+_CURRENT_WORK_STREAM = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int32,
+                                        ctypes.POINTER(ctypes.c_void_p))
+
+
+class ExchangeAPI:
+    """A framework's DLPack exchange API, as torch >= 2.10 offers it on torch.Tensor
+    (__dlpack_c_exchange_api__, a capsule named "dlpack_exchange_api"), with functions written in
+    Python: an object is read by its `_exchange_fill(tensor)` (0, or -1 for a failure), and each
+    current-stream request is recorded and answered STREAM_BASE + device. `major` is the table's
+    DLPack major version; `with_stream` False leaves current_work_stream NULL."""
+
+    STREAM_BASE = 0x7000
+
+    def __init__(self, major=1, with_stream=True):
+        self.reads = []
+        self.stream_requests = []
+
+        def from_py_object(obj, tensor):
+            self.reads.append(obj)
+            return obj._exchange_fill(tensor.contents)
+
+        def current_work_stream(device_type, device, stream):
+            self.stream_requests.append((device_type, device))
+            stream[0] = self.STREAM_BASE + device
+            return 0
+
+        # The callbacks, the table and the capsule's name must outlive the capsule.
+        self._functions = (_FROM_PY_OBJECT(from_py_object),
+                           _CURRENT_WORK_STREAM(current_work_stream))
+        self.table = DLPackExchangeAPI(
+            DLPackVersion(major, 3), None, None, None, None,
+            ctypes.cast(self._functions[0], ctypes.c_void_p),
+            ctypes.cast(self._functions[1], ctypes.c_void_p) if with_stream else None)
+        self.capsule = _capsule_new(ctypes.addressof(self.table), b"dlpack_exchange_api", None)
+
+    def array_type(self, base=None, name="ExchangeArray"):
+        """A type defining this API (in its own __dict__), with `base`'s other ways (a
+        DLPackArray's __dlpack__, a Tensor's methods); objects are made as `base`'s are, plus
+        `fail=True` for one the API cannot read."""
+        base = base or DLPackArray
+
+        def fill(obj, tensor):
+            if obj.fail:
+                return -1
+            obj._tensor(tensor)
+            return 0
+
+        def init(obj, *args, fail=False, **kwargs):
+            base.__init__(obj, *args, **kwargs)
+            obj.fail = fail
+
+        return type(name, (base,), {"__dlpack_c_exchange_api__": self.capsule,
+                                    "__init__": init, "_exchange_fill": fill})
+
+
 # ---- torch --------------------------------------------------------------------------------
 
 
@@ -405,6 +473,19 @@ class Tensor:
             strides.insert(0, step)
             step *= size
         return tuple(strides)
+
+
+    def _tensor(self, tensor):
+        """The tensor as a DLPack view: CUDA (or the CPU for device -1), float32 or float64."""
+        tensor.data = self.address
+        tensor.device = DLDevice(K_DL_CPU if self.device < 0 else K_DL_CUDA, max(self.device, 0))
+        tensor.ndim = len(self.shape)
+        tensor.dtype = DLDataType(2, 64 if self.dtype.name == "float64" else 32, 1)
+        self._shape = (ctypes.c_int64 * len(self.shape))(*self.shape)
+        self._strides_kept = (ctypes.c_int64 * len(self.shape))(*self.stride())
+        tensor.shape = self._shape
+        tensor.strides = self._strides_kept
+        tensor.byte_offset = 0
 
 
 class Parameter(Tensor):

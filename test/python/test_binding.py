@@ -1054,6 +1054,100 @@ class TorchStandInTests(unittest.TestCase):
         self.assertEqual(launch["tensor_maps"][0]["address"], 0x300000)
 
 
+class ExchangeApiTests(unittest.TestCase):
+    """Types that define DLPack's C exchange API (__dlpack_c_exchange_api__, as torch.Tensor does
+    since torch 2.10): read through it in C, with their other ways (torch's methods, __dlpack__)
+    only where it cannot say or the parameter refuses what it says, so that messages stay those
+    of the other way. A stand-in torch is installed for the tensor cases."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.torch = harness.TorchStandIn()
+        cls.torch.install()
+        cls.driver = harness.FakeDriver()
+        cls.driver.set_devices("9.0,9.0,9.0")  # before anything loads the driver
+        cls.package = harness.import_package()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.torch.remove()
+
+    def setUp(self):
+        self.driver.clear()
+        self.torch.stream_requests.clear()
+
+    def test_tensors_are_read_through_the_api(self):
+        api = harness.ExchangeAPI()
+        FastTensor = api.array_type(Tensor, "FastTensor")
+        y, x = FastTensor(0x1000, device=1), FastTensor(0x2000, device=1)
+        self.package.saxpy(y, x, 3.0, 16, **LAUNCH)
+        launch = self.driver.only_launch()
+        self.assertEqual(launch["params"], [0x1000, 0x2000, float_bits(3.0), 16])
+        self.assertEqual(launch["stream"], api.STREAM_BASE + 1)
+        self.assertEqual(api.stream_requests, [(harness.K_DL_CUDA, 1)])
+        self.assertEqual(api.reads, [y, x])
+        self.assertEqual(y.calls + x.calls, [])  # no data_ptr() nor get_device()
+        self.assertEqual(self.torch.stream_requests, [])
+
+    def test_what_the_api_cannot_give_goes_the_other_way_with_its_messages(self):
+        api = harness.ExchangeAPI()
+        FastTensor = api.array_type(Tensor, "FastTensor")
+        with self.assertRaisesRegex(ValueError, r"argument 'x' \(const float \*\) is a tensor "
+                                    r"outside CUDA memory"):
+            self.package.saxpy(FastTensor(0x1000), FastTensor(0x2000, device=-1), 3.0, 16,
+                               **LAUNCH)
+        with self.assertRaisesRegex(TypeError, r"takes an array of float32, not float64 "
+                                    r"\(torch.float64\)"):
+            self.package.saxpy(FastTensor(0x1000, dtype="float64"), 0, 3.0, 16, **LAUNCH)
+        failing = FastTensor(0x3000, fail=True)
+        self.package.saxpy(failing, 0, 3.0, 16, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["params"][0], 0x3000)
+        self.assertEqual(failing.calls, ["get_device", "data_ptr"])
+        self.assertEqual(self.torch.stream_requests, [0])
+
+    def test_an_array_with_only_the_api(self):
+        api = harness.ExchangeAPI()
+        # DLPackArray's fields without its __dlpack__: the API is its only way.
+        fields = type("Fields", (), {"__init__": DLPackArray.__init__,
+                                     "_tensor": DLPackArray._tensor})
+        Only = api.array_type(fields, "Only")
+        self.package.saxpy(Only(0x4000, byte_offset=16, device_id=2), 0, 1.0, 16, **LAUNCH)
+        launch = self.driver.only_launch()
+        self.assertEqual(launch["params"][0], 0x4010)
+        self.assertEqual(launch["stream"], api.STREAM_BASE + 2)
+        self.assertRaisesRegex(TypeError, r"takes an array of float32, not float64 \(DLPack code 2, "
+                               r"64 bits\)", self.package.saxpy, Only(0x4000, bits=64), 0, 1.0,
+                               16, **LAUNCH)
+        self.assertRaisesRegex(ValueError, r"is not in CUDA memory \(DLPack device type 1\)",
+                               self.package.saxpy, Only(0x4000, device_type=harness.K_DL_CPU),
+                               0, 1.0, 16, **LAUNCH)
+        self.assertRaisesRegex(TypeError, r"has a __dlpack_c_exchange_api__ that could not read it",
+                               self.package.saxpy, Only(0x4000, fail=True), 0, 1.0, 16,
+                               **LAUNCH)
+
+    def test_a_tensor_map_through_the_api(self):
+        api = harness.ExchangeAPI()
+        FastArray = api.array_type(DLPackArray, "FastArray")
+        array = FastArray(0x200000, shape=(8, 32))
+        self.package.tiles(array, 0, **LAUNCH)
+        self.assertEqual(self.driver.only_launch()["tensor_maps"][0]["dims"], [32, 8])
+        self.assertEqual(self.driver.only_launch()["tensor_maps"][0]["strides"], [128])
+        self.assertEqual(array.requests, [])  # __dlpack__ was not asked
+
+    def test_tables_not_taken(self):
+        """An inherited table (a subclass may only pretend to hold memory), another major
+        version, or one without current_work_stream: __dlpack__ is asked instead."""
+        api = harness.ExchangeAPI()
+        Sub = type("Sub", (api.array_type(DLPackArray),), {})
+        for array in [Sub(0x5000), harness.ExchangeAPI(major=2).array_type()(0x5000),
+                      harness.ExchangeAPI(with_stream=False).array_type()(0x5000)]:
+            self.driver.clear()
+            self.package.saxpy(array, 0, 1.0, 16, **LAUNCH)
+            self.assertEqual(self.driver.only_launch()["params"][0], 0x5000)
+            self.assertEqual(len(array.requests), 1, type(array))
+        self.assertEqual(api.reads, [])
+
+
 class CupyStandInTests(unittest.TestCase):
     """CuPy arrays, read through the attributes CuPy keeps in C and its current-stream function
     (a stand-in module installed as `cupy`), never through __cuda_array_interface__."""

@@ -142,6 +142,13 @@ typedef struct tlc_py_call {
   PyObject** arguments; /* scratch, one per parameter (borrowed references) */
 } tlc_py_call;
 
+/* Calls the typed launcher with converted arguments (generated, one per launcher). */
+typedef tlc_status (*tlc_py_invoke)(const tlc_config* config, const tlc_py_value* values);
+
+/* A launcher's kernel for torch's dispatcher, in the boxed form of torch's stable C ABI: the
+   stack holds `inputs` arguments (StableIValues) of the op's schema (register_torch_ops). */
+typedef void (*tlc_py_torch_kernel)(uint64_t* stack, uint64_t inputs, uint64_t outputs);
+
 /* The generated part of one extension module. */
 typedef struct tlc_py_module {
   const char* name;           /* the module: NAME */
@@ -155,6 +162,7 @@ typedef struct tlc_py_module {
   tlc_status (*load)(int device);
   tlc_status (*unload)(void);
   tlc_status (*image_target)(int device, const char** target);
+  const tlc_py_torch_kernel* torch_kernels; /* one per launcher, in the same order */
 } tlc_py_module;
 
 /* The module's init: PyInit__ext returns what this returns. */
@@ -165,6 +173,12 @@ PyObject* tlc_py_create_module(const tlc_py_module* module);
    argument). Holds the GIL; nothing to release afterwards. */
 int tlc_py_parse(PyObject* self, int launcher, PyObject* const* args, Py_ssize_t nargs,
                  PyObject* kwnames, tlc_py_call* call);
+
+/* What every launcher's torch kernel does (TorchOps.cpp): converts the stack for launcher
+   `launcher`, calls `invoke` without the GIL and releases the inputs; a refused argument or a
+   failed launch is thrown to torch as a C++ exception (Python sees RuntimeError). */
+void tlc_py_torch_boxed(const tlc_py_module* module, int launcher, tlc_py_invoke invoke,
+                        uint64_t* stack, uint64_t inputs, uint64_t outputs);
 
 /* None after a successful launch; otherwise raises NAME.tlc.Error with the status and this
    thread's message (tlc_NAME_last_error) and returns NULL. */

@@ -197,6 +197,14 @@ def _no_output(*args, **options):
     return None
 
 
+def _libtorch(torch):
+    """The libtorch libraries `import torch` loaded, where torch's stable C ABI lives."""
+    import os
+
+    folder = os.path.join(os.path.dirname(torch.__file__), "lib")
+    return [os.path.join(folder, name) for name in ("libtorch_cpu.so", "libtorch_cuda.so")]
+
+
 def register_torch_ops(namespace=None):
     """Registers every launcher as a PyTorch operator ``torch.ops.<namespace>.<launcher>``.
 
@@ -209,10 +217,15 @@ def register_torch_ops(namespace=None):
     graph capture. Launchers taking a struct, a ``__half2`` or a ``__nv_bfloat162`` by value
     have no torch schema and are left out.
 
-    The ops are defined with ``torch.library.Library`` and the launcher itself is the CUDA
-    kernel the dispatcher calls, with no Python function between them: the cost of an op is
-    the dispatcher's and the launcher's (``torch.library.custom_op`` adds its own Python wrapper
-    to every call; docs/benchmarks.md has the numbers).
+    The ops are defined with ``torch.library.Library``. On torch 2.10 and later, an op whose
+    launcher takes only tensors and numbers runs as a native kernel of torch's dispatcher
+    (through torch's stable C ABI, no Python and no GIL between the dispatcher and the
+    launcher: it costs what a torch C++ op costs); a refused argument or a failed launch
+    raises RuntimeError there, as torch's own ops do, with the launcher's message. Other ops
+    (tensor maps, launchers without tensors) and all ops on an older torch have the launcher
+    itself as their Python kernel, which raises its own TypeError, ValueError or Error
+    (``torch.library.custom_op`` would add a Python wrapper to every call; docs/benchmarks.md
+    has the numbers).
 
     ``namespace`` defaults to the package's name. Registering a namespace again returns the
     ops registered before. Returns an object with one attribute per op (the
@@ -226,16 +239,24 @@ def register_torch_ops(namespace=None):
     if namespace in _registered:
         return _registered[namespace]
     library = torch.library.Library(namespace, "FRAGMENT")
-    ops = {}
-    for name, launcher in _ext.launchers.items():
-        schema = _torch_schema(_ext.parameters[name])
-        if schema is None:
-            continue
-        has_tensors = any(kind in ("pointer", "tensor_map") for _, kind, *_ in _ext.parameters[name])
+    schemas = {name: _torch_schema(_ext.parameters[name]) for name in _ext.launchers}
+    schemas = {name: schema for name, schema in schemas.items() if schema is not None}
+    for name, schema in schemas.items():
         library.define(name + schema)
-        # The dispatcher passes the keyword-only options as keywords, as the launcher takes
-        # them. An op without tensors has no device to dispatch on: it runs whatever the key.
-        library.impl(name, launcher, "CUDA" if has_tensors else "CompositeExplicitAutograd")
+    # The launchers taking only tensors and numbers run as native kernels of the dispatcher,
+    # through torch's stable C ABI (torch >= 2.10); the others, or all of them on an older
+    # torch, with the launcher itself as a Python kernel.
+    native = set(_ext.register_torch_kernels(namespace, list(schemas), _libtorch(torch)))
+    ops = {}
+    for name in schemas:
+        if name not in native:
+            has_tensors = any(kind in ("pointer", "tensor_map")
+                              for _, kind, *_ in _ext.parameters[name])
+            # The dispatcher passes the keyword-only options as keywords, as the launcher
+            # takes them. An op without tensors has no device to dispatch on: it runs whatever
+            # the key.
+            library.impl(name, _ext.launchers[name],
+                         "CUDA" if has_tensors else "CompositeExplicitAutograd")
         torch.library.register_fake(f"{namespace}::{name}", _no_output, lib=library)
         ops[name] = getattr(getattr(torch.ops, namespace), name)
     result = types.SimpleNamespace(**ops)
