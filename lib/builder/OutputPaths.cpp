@@ -2,8 +2,7 @@
 // build's headers are known.
 #include "builder/OutputPaths.h"
 
-#include "builder/DeviceBuild.h"
-#include "builder/PythonBuild.h"
+#include "builder/OutputNames.h"
 #include "frontend/CompileCommands.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -34,24 +33,21 @@ llvm::Error overwrites(const std::string& output, const std::string& read) {
 } // namespace
 
 std::vector<std::string> publishedFiles(const BuildOptions& options) {
-  const std::string& name = options.name;
-  std::string image = imageFileName(name, options.targets);
+  OutputNames names(options.name, options.targets);
   std::vector<std::string> files;
   if (options.emitOnly) {
-    files = {name + ".h", name + "_launcher.cpp", image};
+    files = {names.header, names.launcherSource, names.image};
     if (!options.externalImage)
-      files.push_back(name + "_image.S");
+      files.push_back(names.imageAssembly);
     if (options.python)
-      files.push_back(name + "_python.c");
+      files.push_back(names.pythonSource);
   } else {
-    files = {image, "lib" + name + ".so", name + ".h", name + ".json"};
+    files = {names.image, names.library, names.header, names.manifest};
   }
-  if (options.python) {
-    PythonPackageFiles python = pythonPackageFiles(name);
-    for (const std::string& file : python.all())
-      if (!options.emitOnly || file != python.extension)
+  if (options.python)
+    for (const std::string& file : names.python.all())
+      if (!options.emitOnly || file != names.python.extension)
         files.push_back(file);
-  }
   return files;
 }
 

@@ -4,6 +4,7 @@
 // binding library (libtlc_python.a) and libNAME.so. docs/python.md describes the package.
 #pragma once
 
+#include "builder/OutputNames.h"
 #include "builder/Steps.h"
 
 #include <string>
@@ -14,17 +15,6 @@ namespace tlc {
 // The Python headers tlc was built with, which extensions are compiled against; "" when tlc
 // was built without Python support.
 const char* pythonIncludeDir();
-
-// The package's files, relative to OUTDIR, in the order the manifest lists them; the last is
-// the extension.
-struct PythonPackageFiles {
-  std::string init, stubs, marker, helpers, helperStubs, extension;
-
-  std::vector<std::string> all() const {
-    return {init, stubs, marker, helpers, helperStubs, extension};
-  }
-};
-PythonPackageFiles pythonPackageFiles(const std::string& name);
 
 // The commands run in the work folder with relative names only (builder/ToolPaths.h), as the host
 // build's do: NAME.h, NAME_python.c and libNAME.so are there, the folders and the binding
@@ -45,7 +35,5 @@ struct PythonPlan {
 };
 
 PythonPlan planPythonBuild(const PythonBuildOptions& options);
-// The extension's name in the work folder (PythonPlan::linkExtension).
-std::string pythonExtensionWorkName(const std::string& name);
 
 } // namespace tlc

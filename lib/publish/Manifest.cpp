@@ -4,6 +4,7 @@
 
 #include "model/ModelJson.h"
 #include "support/Error.h"
+#include "support/Files.h"
 #include "support/Hashing.h"
 #include "support/JsonFields.h"
 
@@ -66,6 +67,99 @@ nlohmann::json buildManifest(const Module& module, const ManifestFacts& facts) {
           {"kernels", kernels},
           {"records", records},
           {"other_entries", module.otherEntries}};
+}
+
+std::vector<std::string> planCommands(const StepRunner& runner, const DevicePlan& device,
+                                      const HostPlan& host, const PythonPlan* python) {
+  std::vector<const Step*> steps;
+  for (const std::vector<Step>* group : {&device.compiles, &device.links})
+    for (const Step& step : *group)
+      steps.push_back(&step);
+  for (const std::optional<Step>* step : {&device.package})
+    if (*step)
+      steps.push_back(&**step);
+  steps.push_back(&host.compileLauncher);
+  steps.push_back(&host.link);
+  if (python) {
+    steps.push_back(&python->compileExtension);
+    steps.push_back(&python->linkExtension);
+  }
+  std::vector<std::string> commands;
+  for (const Step* step : steps)
+    commands.push_back(runner.commandLine(*step));
+  return commands;
+}
+
+// `file` in `outputsDir` with its SHA-256, named as OUTDIR names it.
+static llvm::Expected<FileDigest> outputDigest(const std::string& outputsDir,
+                                               const std::string& file) {
+  auto sha = sha256OfFile(outputsDir + "/" + file);
+  if (!sha)
+    return sha.takeError();
+  return FileDigest{file, *sha};
+}
+
+llvm::Expected<std::vector<CachedFile>>
+writeManifest(const Module& module, const ManifestSources& sources, const OutputNames& names,
+              const std::string& workDir, const std::string& outputsDir) {
+  const BuildOptions& options = *sources.options;
+  ManifestFacts facts;
+  facts.name = names.module;
+  facts.tlcVersion = sources.versions.tlc;
+  facts.clangVersion = sources.versions.clang;
+  facts.nvccVersion = sources.versions.nvcc;
+  facts.hostCompilerVersion = sources.versions.hostCompiler;
+  facts.targets = options.targets;
+  facts.commands = sources.commands;
+  facts.inputs = sources.inputs;
+  const std::string& out = outputsDir;
+  if (llvm::Error error = copyFile(workDir + "/" + names.library, out + "/" + names.library, 0777))
+    return error;
+  std::pair<FileDigest*, std::string> outputs[] = {
+      {&facts.image, names.image},
+      {&facts.library, names.library},
+      {&facts.header, names.header},
+  };
+  for (auto& [digest, file] : outputs) {
+    auto read = outputDigest(out, file);
+    if (!read)
+      return read.takeError();
+    *digest = *read;
+  }
+  facts.embeddedImage = !options.externalImage;
+  if (options.python) {
+    const PythonPackageFiles& files = names.python;
+    if (llvm::Error error =
+            copyFile(workDir + "/" + names.pythonExtensionWork, out + "/" + files.extension, 0777))
+      return error;
+    std::pair<const char*, std::string> roles[] = {
+        {"python_init", files.init},
+        {"python_stubs", files.stubs},
+        {"python_marker", files.marker},
+        {"python_helpers", files.helpers},
+        {"python_helper_stubs", files.helperStubs},
+        {"python_extension", files.extension},
+    };
+    for (const auto& [role, file] : roles) {
+      auto read = outputDigest(out, file);
+      if (!read)
+        return read.takeError();
+      facts.python.push_back({role, *read});
+    }
+  }
+  // A name that is not UTF-8 (a file name) is written with replacement characters.
+  std::string manifest =
+      buildManifest(module, facts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+      "\n";
+  if (llvm::Error error = writeFile(out + "/" + names.manifest, manifest))
+    return error;
+  std::vector<CachedFile> published = {{facts.image.path, facts.image.sha256},
+                                       {facts.library.path, facts.library.sha256},
+                                       {facts.header.path, facts.header.sha256},
+                                       {names.manifest, sha256Hex(manifest)}};
+  for (const auto& [role, digest] : facts.python)
+    published.push_back({digest.path, digest.sha256});
+  return published;
 }
 
 bool isPlainOutputName(llvm::StringRef name) {

@@ -1,6 +1,8 @@
 // The staging folder of a build and its publication into OUTDIR.
 #include "publish/Publish.h"
 
+#include "builder/OutputPaths.h"
+#include "publish/Depfile.h"
 #include "publish/Manifest.h"
 #include "support/Process.h"
 
@@ -354,6 +356,24 @@ PublishedFolderLock::take(const std::string& dir, bool exclusive) {
 
 PublishedFolderLock::~PublishedFolderLock() {
   ::close(Fd);
+}
+
+llvm::Error finishBuild(Staging& staging, const BuildOptions& options,
+                        const std::vector<std::string>& files, const std::string& targetFile,
+                        const std::string& manifest, const std::vector<std::string>& dependencies) {
+  // The headers the build read are known now: none may be an output.
+  if (llvm::Error error = OutputPaths(options, files).checkAgainst(dependencies))
+    return error;
+  if (!options.depfile.empty()) {
+    std::string target = options.depfileTarget.empty() ? options.outputDir + "/" + targetFile
+                                                       : options.depfileTarget;
+    if (llvm::Error error = writeDepfile(options.depfile, target, dependencies))
+      return error;
+  }
+  // The last moment a signal stops the build; once publishing starts it completes.
+  if (interrupted())
+    return interruptedError();
+  return staging.publish(files, manifest);
 }
 
 } // namespace tlc

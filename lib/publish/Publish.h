@@ -27,6 +27,7 @@
 // a link would send every output where that user chose.
 #pragma once
 
+#include "builder/BuildOptions.h"
 #include "support/Files.h"
 #include "support/Interrupts.h"
 
@@ -74,6 +75,15 @@ private:
   std::unique_ptr<Temporary> Registration, WorkRegistration;
   std::string OutputDir, Outputs;
 };
+
+// The end of a build of `options`, from its outputs or the cache's: none of `files` (names in
+// OUTDIR) may be one of `dependencies`, every file the build read (builder/OutputPaths.h); then
+// --depfile is written, its target `targetFile` in OUTDIR unless --depfile-target names one; then
+// `files` are published from `staging` (NAME.json: `manifest`). The depfile comes first: a build
+// that cannot write it fails before anything is published.
+llvm::Error finishBuild(Staging& staging, const BuildOptions& options,
+                        const std::vector<std::string>& files, const std::string& targetFile,
+                        const std::string& manifest, const std::vector<std::string>& dependencies);
 
 // Whether `path` is the staging folder of a build running now (inside an OUTDIR that is a mount
 // point, see above): a folder named as tlc names them that a live process holds locked.

@@ -256,4 +256,12 @@ llvm::Expected<std::string> TemplateSet::render(const std::string& name,
   return tidyBlankLines(rendered);
 }
 
+llvm::Error TemplateSet::renderTo(const std::string& name, const nlohmann::json& view,
+                                  const std::string& path) const {
+  auto text = render(name, view);
+  if (!text)
+    return text.takeError();
+  return writeFile(path, *text);
+}
+
 } // namespace tlc

@@ -22,6 +22,9 @@ public:
   // whose items carry `_index`, `_first` and `_last`; lists of scalars become lists of
   // {"value": ...} objects; null is false.
   llvm::Expected<std::string> render(const std::string& name, const nlohmann::json& view) const;
+  // ...written to the file `path`.
+  llvm::Error renderTo(const std::string& name, const nlohmann::json& view,
+                       const std::string& path) const;
 
   const std::vector<std::string>& files() const { return Files; }
 

@@ -78,4 +78,15 @@ bool isSha256Hex(llvm::StringRef text) {
          llvm::all_of(text, [](char c) { return llvm::isDigit(c) || (c >= 'a' && c <= 'f'); });
 }
 
+llvm::Expected<std::string> FileDigests::of(const std::string& path) {
+  std::lock_guard<std::mutex> lock(Mutex);
+  auto known = Digests.find(path);
+  if (known != Digests.end())
+    return known->second;
+  auto digest = sha256OfFile(path);
+  if (digest)
+    Digests[path] = *digest;
+  return digest;
+}
+
 } // namespace tlc

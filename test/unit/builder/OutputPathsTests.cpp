@@ -48,7 +48,7 @@ ExitCode codeBefore(const BuildOptions& options) {
 } // namespace
 
 TEST_CASE("an output that is an input, by any spelling or link, is refused before writing",
-          "[pipeline]") {
+          "[builder]") {
   std::string dir = test::scratchDir("output-paths-inputs");
   REQUIRE(!writeFile(dir + "/vadd.cu", "__global__ void vadd() {}\n"));
   REQUIRE(::symlink((dir + "/vadd.cu").c_str(), (dir + "/link.d").c_str()) == 0);
@@ -99,7 +99,7 @@ TEST_CASE("an output that is an input, by any spelling or link, is refused befor
 }
 
 TEST_CASE("an output that is a header the build read is refused once the headers are known",
-          "[pipeline]") {
+          "[builder]") {
   std::string dir = test::scratchDir("output-paths-headers");
   REQUIRE(!writeFile(dir + "/vadd.cu", "#include \"vadd.h\"\n"));
   REQUIRE(!writeFile(dir + "/vadd.h", "#define N 4\n"));
@@ -121,7 +121,7 @@ TEST_CASE("an output that is a header the build read is refused once the headers
   CHECK(after(optionsIn(dir), {dir + "/vadd.cu", dir + "/vadd.h"}).empty());
 }
 
-TEST_CASE("two outputs in one place are refused", "[pipeline]") {
+TEST_CASE("two outputs in one place are refused", "[builder]") {
   std::string dir = test::scratchDir("output-paths-twice");
   REQUIRE(!writeFile(dir + "/vadd.cu", "x"));
   BuildOptions options = optionsIn(dir);
@@ -142,7 +142,7 @@ TEST_CASE("two outputs in one place are refused", "[pipeline]") {
 }
 
 TEST_CASE("an output path that is not a regular file is refused before anything is written",
-          "[pipeline]") {
+          "[builder]") {
   std::string dir = test::scratchDir("output-paths-special");
   REQUIRE(!writeFile(dir + "/vadd.cu", "x"));
   REQUIRE(::mkfifo((dir + "/fifo").c_str(), 0600) == 0);
@@ -166,7 +166,7 @@ TEST_CASE("an output path that is not a regular file is refused before anything 
 }
 
 TEST_CASE("a compile database written by --compile-commands-out replaces only what tlc wrote there",
-          "[pipeline]") {
+          "[builder]") {
   std::string dir = test::scratchDir("output-paths-database");
   REQUIRE(!writeFile(dir + "/vadd.cu", "x"));
   REQUIRE(!writeFile(dir + "/tile.h", "#define TILE 4\n"));
@@ -193,7 +193,7 @@ TEST_CASE("a compile database written by --compile-commands-out replaces only wh
   CHECK_THAT(before(options), Catch::Contains("is not the header tlc writes beside"));
 }
 
-TEST_CASE("the files a build publishes are named as the build names them", "[pipeline]") {
+TEST_CASE("the files a build publishes are named as the build names them", "[builder]") {
   BuildOptions options;
   options.name = "m";
   using Files = std::vector<std::string>;

@@ -1,0 +1,398 @@
+// `tlc build` before building: the request checked, the options resolved, the tools found and
+// given their names (commands/BuildSetup.h).
+#include "commands/BuildSetup.h"
+
+#include "builder/PythonPackage.h"
+#include "commands/Commands.h"
+#include "frontend/CompileCommands.h"
+#include "frontend/Frontend.h"
+#include "support/Error.h"
+#include "support/Files.h"
+#include "support/Identifiers.h"
+#include "support/Jobs.h"
+#include "support/Jobserver.h"
+#include "support/Process.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tlc {
+
+namespace {
+
+// The module's name: --name, else the only input's stem (several need --name: checkNameGiven). It
+// prefixes the whole generated API, so it must be a C identifier, and it may not begin with tlc_'s
+// own prefix (`tlc`, `TLC_`...), which keeps every name tlc makes (tlc_NAME_*, TLC_NAME_*) apart
+// from every launcher (NAME_*).
+llvm::Expected<std::string> moduleName(const BuildOptions& options) {
+  std::string name = options.name;
+  std::string source = "--name '" + name + "'";
+  if (name.empty()) {
+    // A build of images is named after its image, not the header declaring its kernels.
+    std::vector<std::string> images = imageInputsOf(options.sources.inputs);
+    std::string file =
+        llvm::sys::path::filename(images.empty() ? options.sources.inputs.front() : images.front())
+            .str();
+    name = identifierFrom(llvm::sys::path::stem(file).str());
+    source = "the module name '" + name + "' (from " + file + ", as no --name was given)";
+  }
+  if (!isCIdentifier(name))
+    return usageError(source + " is not a C identifier (it prefixes every function of the "
+                               "generated API); choose one with --name");
+  std::string folded = llvm::StringRef(name).lower();
+  if (folded == "tlc" || llvm::StringRef(folded).starts_with("tlc_"))
+    return usageError(source +
+                      " begins with tlc's own prefix, which names the API every "
+                      "module shares (tlc_config, tlc_NAME_load, ...); choose another with --name");
+  return name;
+}
+
+// A file or folder name as a module name to suggest: each run of other characters than letters,
+// digits and `_` one `_` (`my-kernels.v2` -> my_kernels_v2); "kernels" where that is no name tlc
+// allows.
+std::string suggestedNameFrom(llvm::StringRef spelling) {
+  std::string name;
+  for (char c : spelling) {
+    bool kept = llvm::isAlnum(c) || c == '_';
+    if (kept)
+      name += c;
+    else if (!name.empty() && name.back() != '_')
+      name += '_';
+  }
+  while (!name.empty() && name.back() == '_')
+    name.pop_back();
+  std::string folded = llvm::StringRef(name).lower();
+  if (!isCIdentifier(name) || folded == "tlc" || llvm::StringRef(folded).starts_with("tlc_"))
+    return "kernels";
+  return name;
+}
+
+// The module name to suggest where tlc does not choose one: the output folder's.
+std::string suggestedName(const BuildOptions& options) {
+  llvm::SmallString<256> folder(options.outputDir);
+  llvm::sys::fs::make_absolute(folder);
+  llvm::sys::path::remove_dots(folder, /*remove_dot_dot=*/true);
+  return suggestedNameFrom(llvm::sys::path::filename(folder));
+}
+
+// A build of images: the toolkit's ptxas and fatbinary, and a link to each image, which they
+// read as it is (not copied: a copy of a source starts with a line marker).
+void prepareImageTools(const BuildOptions& options, const BuildTools& tools, ToolView& view) {
+  ImageBuildOptions& image = view.imageOptions;
+  image.name = options.name;
+  image.targets = options.targets;
+  std::string cuda = view.names.link(tools.toolkit.root, "cuda");
+  image.ptxas = cuda + "/bin/ptxas";
+  image.fatbinary = cuda + "/bin/fatbinary";
+  std::vector<std::string> images = imageInputsOf(options.sources.inputs);
+  for (size_t i = 0; i < images.size(); ++i) {
+    std::string suffix = llvm::sys::path::extension(images[i]).lower();
+    image.linked.push_back(view.names.link(images[i], "image" + std::to_string(i) + suffix));
+    image.displayed.push_back(llvm::sys::path::filename(images[i]).str());
+  }
+}
+
+} // namespace
+
+// Several inputs make one module, whose name prefixes the whole API: no one input's name is the
+// module's, so the user names it (a three-file build named after its first file reads wrong).
+llvm::Error checkNameGiven(const BuildOptions& options) {
+  std::vector<std::string> inputs = options.sources.inputs;
+  if (hasImageInputs(inputs)) // the headers declaring an image's kernels name nothing
+    inputs = imageInputsOf(inputs);
+  if (inputs.size() < 2 || !options.name.empty())
+    return llvm::Error::success();
+  return usageError(
+      std::to_string(inputs.size()) +
+      " inputs make one module, which needs a name: give --name NAME (it names "
+      "libNAME.so and NAME.h and prefixes every launcher, NAME_kernel), e.g. --name " +
+      suggestedName(options) + " (a single input's module is named after it)");
+}
+
+// -o is the output folder. Named like one of the files a build writes (`-o x/libconvert.so`),
+// it is a mistake tlc would otherwise make into a folder of that name.
+llvm::Error checkOutputIsFolder(const BuildOptions& options) {
+  llvm::StringRef output = options.outputDir;
+  if (output.ends_with("/")) // said to be a folder
+    return llvm::Error::success();
+  llvm::StringRef file = llvm::sys::path::filename(output);
+  llvm::StringRef suffix = llvm::sys::path::extension(file);
+  if (!llvm::is_contained({".so", ".a", ".cubin", ".fatbin", ".ptx", ".h", ".json"}, suffix))
+    return llvm::Error::success();
+  llvm::StringRef stem = llvm::sys::path::stem(file);
+  if (suffix == ".so" || suffix == ".a")
+    stem.consume_front("lib");
+  std::string name = options.name.empty() ? suggestedNameFrom(stem) : options.name;
+  llvm::StringRef parent = llvm::sys::path::parent_path(output);
+  return usageError("-o '" + output.str() + "' names a " + suffix.str() +
+                    " file, but -o is the output folder, into which tlc writes libNAME.so, "
+                    "NAME.h, NAME.json and the device image; for files named '" +
+                    name + "', give -o " + shellQuote({parent.empty() ? "." : parent.str()}) +
+                    " --name " + name);
+}
+
+// Each input once: the same file twice would define every kernel twice.
+llvm::Error checkDistinctInputs(const std::vector<std::string>& inputs) {
+  std::vector<std::pair<llvm::sys::fs::UniqueID, const std::string*>> seen;
+  for (const std::string& input : inputs) {
+    llvm::sys::fs::UniqueID id;
+    if (llvm::sys::fs::getUniqueID(input, id))
+      continue; // checkInputFiles reports it
+    for (const auto& [other, name] : seen)
+      if (other == id)
+        return usageError(*name == input
+                              ? "input '" + input + "' is given twice"
+                              : "inputs '" + *name + "' and '" + input + "' are the same file");
+    seen.push_back({id, &input});
+  }
+  return llvm::Error::success();
+}
+
+// The options as the build uses them: the compile database's flags and targets applied, the
+// targets resolved, the parse arch and the module's name decided.
+llvm::Expected<BuildOptions> resolveOptions(const BuildOptions& requested,
+                                            const CudaToolkit& toolkit, const ImageSet* images) {
+  BuildOptions options = requested;
+  auto databaseFlags = applyCompileCommands(options.sources);
+  if (!databaseFlags)
+    return databaseFlags.takeError();
+  bool asked = !requested.archs.empty() || !requested.gencodes.empty();
+  auto addOnce = [](std::vector<std::string>& list, const std::string& value) {
+    if (std::find(list.begin(), list.end(), value) == list.end())
+      list.push_back(value);
+  };
+  for (const auto& [input, flags] : *databaseFlags) {
+    options.inputNvccFlags[input] = flags.nvcc;
+    if (flags.relocatable) // -dc or -rdc=true: the module's code is relocatable
+      addOnce(options.nvccFlags, "-rdc=true");
+    if (asked) // the build system's targets, unless --arch or --gencode say otherwise
+      continue;
+    for (const std::string& arch : flags.archs)
+      addOnce(options.archs, arch);
+    for (const std::string& gencode : flags.gencodes)
+      addOnce(options.gencodes, gencode);
+  }
+  // The probes keep to the build's job limit, as its tools will.
+  JobSlots probeSlots(effectiveJobs(options.sources.frontend.jobs), processJobserver());
+  auto environment = targetEnvironment(toolkit, &probeSlots);
+  if (!environment)
+    return environment.takeError();
+  auto targets = resolveTargets(options.archs, options.gencodes, *environment);
+  if (!targets)
+    return targets.takeError();
+  options.targets = std::move(*targets);
+  if (images && !asked) // a build of images makes what they hold
+    options.targets = targetsHeld(*images);
+  // Parse for the newest arch built: its kernels are the ones the launcher must reach. The parse
+  // sees what nvcc sees: its flags and whether the code is relocatable.
+  FrontendOptions& frontend = options.sources.frontend;
+  if (frontend.arch.empty())
+    frontend.arch = parseArchFor(options.targets);
+  frontend.nvccFlags = options.nvccFlags;
+  frontend.relocatable = !images && relocatableCode(options.sources.inputs.size(),
+                                                    options.nvccFlags, !options.launcher.empty());
+  frontend.declarationsOnly = images != nullptr;
+  auto name = moduleName(options);
+  if (!name)
+    return name.takeError();
+  options.name = *name;
+  return options;
+}
+
+llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit toolkit) {
+  BuildTools tools;
+  tools.toolkit = std::move(toolkit);
+  if (!options.emitOnly) {
+    auto compiler = findHostCompiler();
+    if (!compiler)
+      return compiler.takeError();
+    tools.compiler = std::move(*compiler);
+    if (!llvm::sys::fs::exists(options.runtimeLibrary))
+      return toolchainError("the launcher runtime '" + options.runtimeLibrary +
+                            "' is missing (reinstall tlc)");
+  }
+  if (options.python) {
+    if (!*pythonIncludeDir())
+      return toolchainError("this tlc was built without Python support: install Python's and "
+                            "DLPack's headers (Debian: python3-dev libdlpack-dev) and build tlc "
+                            "again (docs/python.md)");
+    for (const std::string& file : {options.emitOnly ? std::string() : options.pythonLibrary,
+                                    options.pythonHelpersDir + "/tlc/__init__.py",
+                                    std::string(pythonIncludeDir()) + "/Python.h"})
+      if (!file.empty() && !llvm::sys::fs::exists(file))
+        return toolchainError("'" + file + "' is missing (" +
+                              (llvm::StringRef(file).ends_with("Python.h")
+                                   ? std::string("install python3-dev")
+                                   : std::string("reinstall tlc")) +
+                              ")");
+  }
+  auto templates = TemplateSet::load(options.templateDir);
+  if (!templates)
+    return templates.takeError();
+  tools.templates = std::move(*templates);
+  tools.launcherTypesPath = options.sources.frontend.tlcIncludeDir + "/tlc/launcher.h";
+  auto launcherTypes = readFile(tools.launcherTypesPath);
+  if (!launcherTypes)
+    return toolchainError("cannot read '" + tools.launcherTypesPath +
+                          "' (reinstall tlc): " + llvm::toString(launcherTypes.takeError()));
+  tools.launcherTypes = std::move(*launcherTypes);
+  return tools;
+}
+
+// --remote-storage, else TLC_REMOTE_STORAGE; none when that is empty.
+llvm::Expected<std::unique_ptr<RemoteCache>> remoteCacheFor(const BuildOptions& options) {
+  std::string url = options.remoteStorage ? *options.remoteStorage : remoteStorageFromEnvironment();
+  if (url.empty())
+    return nullptr;
+  auto storage = RemoteStorage::create(url);
+  if (!storage)
+    return storage.takeError();
+  return std::make_unique<RemoteCache>(std::move(*storage));
+}
+
+// The options the tools get: the inputs copied into the work folder and every other path a
+// link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
+llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools,
+                                      const PathRelocation& relocation) {
+  const FrontendOptions& frontend = options.sources.frontend;
+  ToolView view;
+  ToolPaths& names = view.names;
+  DeviceBuildOptions& device = view.device;
+  device.name = options.name;
+  device.nvcc = names.link(tools.toolkit.root, "cuda") + "/bin/nvcc";
+  device.targets = options.targets;
+  device.standard = frontend.standard;
+  device.launcher = options.launcher;
+  device.relocatable = frontend.relocatable;
+  bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
+  // A build of images: ptxas and fatbinary read them through links, nvcc reads nothing.
+  bool images = hasImageInputs(options.sources.inputs);
+  if (images)
+    prepareImageTools(options, tools, view);
+  for (size_t i = 0; i < options.sources.inputs.size() && !images; ++i) {
+    const std::string& input = options.sources.inputs[i];
+    SourceIdentity identity =
+        sourceIdentity(input, relocation.path(absolutePath(input)), debugInfo);
+    device.inputs.push_back(names.input(i, input, identity));
+    device.hashedPaths.push_back(identity.hashedPath);
+    view.identities.push_back(identity);
+    device.inputDirs.push_back(names.inputFolder(i));
+    device.inputNames.push_back(llvm::sys::path::filename(options.sources.inputs[i]).str());
+  }
+  if (!frontend.tlcIncludeDir.empty())
+    device.tlcIncludeDir = names.link(frontend.tlcIncludeDir, "tlc-include");
+  // -I/-D/-U/..., then nvcc's other options, then each input's compile-database flags: macros
+  // keep that order.
+  ToolPaths::Macros macros;
+  auto preprocessor = names.nvccFlags(frontend.preprocessorFlags, "-D", macros);
+  if (!preprocessor)
+    return preprocessor.takeError();
+  device.preprocessorFlags = std::move(*preprocessor);
+  auto nvccFlags = names.nvccFlags(options.nvccFlags, "-Xnvcc", macros);
+  if (!nvccFlags)
+    return nvccFlags.takeError();
+  device.nvccFlags = std::move(*nvccFlags);
+  for (size_t i = 0; i < options.sources.inputs.size() && !images; ++i) {
+    const std::string& input = options.sources.inputs[i];
+    ToolPaths::Macros inputMacros = macros;
+    std::vector<std::string> flags;
+    if (auto it = options.inputNvccFlags.find(input); it != options.inputNvccFlags.end()) {
+      auto checked = names.nvccFlags(it->second, "compile_commands.json", inputMacros);
+      if (!checked)
+        return checked.takeError();
+      flags = std::move(*checked);
+    }
+    for (const std::string& flag :
+         names.forceInclude("tlc-macros-" + std::to_string(i) + ".h", inputMacros))
+      flags.push_back(flag);
+    if (!flags.empty())
+      device.inputFlags[device.inputs[i]] = std::move(flags);
+  }
+
+  HostBuildOptions& host = view.host;
+  host.name = options.name;
+  host.compiler = tools.compiler.path;
+  host.embedImage = !options.externalImage;
+  if (!options.emitOnly) {
+    host.cudaInclude = names.link(tools.toolkit.includeDir, "cuda-include");
+    host.tlcInclude = names.link(frontend.tlcIncludeDir, "tlc-include");
+    host.runtimeLibrary = names.link(options.runtimeLibrary, "libtlc_runtime.a");
+    host.runtimeFlags = runtimeArchiveFlags();
+  }
+  if (options.python && !options.emitOnly) {
+    PythonBuildOptions& python = view.python.emplace();
+    python.name = options.name;
+    python.compiler = tools.compiler.path;
+    python.pythonInclude = names.link(pythonIncludeDir(), "python-include");
+    python.tlcInclude = host.tlcInclude;
+    python.cudaInclude = host.cudaInclude;
+    python.bindingLibrary = names.link(options.pythonLibrary, "libtlc_python.a");
+  }
+  return view;
+}
+
+DisplayPaths displayPathsFor(const BuildOptions& options, const BuildTools& tools,
+                             const std::string& workDir) {
+  DisplayPaths paths(options.sources.inputs, workDir);
+  // The tools and tlc's own files are named by what they are, not where they are installed.
+  paths.addPlaceholder(tools.toolkit.root, "<cuda>");
+  // tlc's own folders only (a checkout's build folder is tlc's prefix there, and may hold
+  // the user's files): its headers and its libraries.
+  std::string prefix = llvm::sys::path::parent_path(options.sources.frontend.tlcIncludeDir).str();
+  for (const std::string& file : {options.runtimeLibrary, options.pythonLibrary})
+    if (!file.empty() && !prefix.empty()) {
+      std::string folder = llvm::sys::path::parent_path(absolutePath(file)).str();
+      paths.addPlaceholder(folder, "<tlc>/" + relativePath(absolutePath(prefix), folder));
+    }
+  if (!prefix.empty())
+    paths.addPlaceholder(options.sources.frontend.tlcIncludeDir, "<tlc>/include");
+  if (!tools.compiler.path.empty())
+    paths.addPlaceholder(tools.compiler.path, llvm::sys::path::filename(tools.compiler.name).str());
+  if (options.python)
+    paths.addPlaceholder(pythonIncludeDir(), "<python-include>");
+  return paths;
+}
+
+StepRunner stepRunnerFor(const BuildOptions& options, const ToolPaths& names,
+                         const DisplayPaths& paths, const std::atomic<bool>* cancel) {
+  StepRunner runner;
+  runner.verbose = options.sources.verbose;
+  runner.timeoutSeconds = options.toolTimeout;
+  runner.cancel = cancel;
+  runner.display = [&names, &paths](const std::vector<std::string>& argv) {
+    std::vector<std::string> shown;
+    for (const std::string& arg : argv)
+      shown.push_back(names.argument(arg));
+    return paths.commandLine(shown);
+  };
+  runner.messages = [&names](const std::string& text) { return names.message(text); };
+  return runner;
+}
+
+std::vector<std::string> buildDependencies(const BuildOptions& options, const BuildTools& tools,
+                                           const std::vector<std::string>& filesRead) {
+  std::set<std::string> files;
+  for (const std::string& file : options.sources.inputs)
+    files.insert(absolutePath(file));
+  for (const std::string& file : filesRead)
+    files.insert(absolutePath(file));
+  for (const std::string& file : tools.templates.files())
+    files.insert(absolutePath(file));
+  files.insert(absolutePath(tools.launcherTypesPath));
+  if (!options.emitOnly)
+    files.insert(absolutePath(options.runtimeLibrary));
+  if (options.python) {
+    for (const std::string& file :
+         pythonPackageInputs(options.pythonHelpersDir, options.sources.frontend.tlcIncludeDir))
+      files.insert(absolutePath(file));
+    if (!options.emitOnly)
+      files.insert(absolutePath(options.pythonLibrary));
+  }
+  return {files.begin(), files.end()};
+}
+
+} // namespace tlc
