@@ -74,7 +74,7 @@ TEST_CASE("the launcher's sources are written, the launcher again only when it c
   CHECK_THAT(test::readText(dir + "/work/m_launcher.cpp"), Catch::Contains("m_scale2"));
 }
 
-TEST_CASE("an external image gets no NAME_image.S; --emit-only writes beside the header",
+TEST_CASE("an external image gets no NAME_image.S, and --emit-only writes beside the header",
           "[builder]") {
   std::string dir = test::scratchDir("launcher-sources-external");
   REQUIRE(!llvm::sys::fs::create_directories(dir + "/out"));
