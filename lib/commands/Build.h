@@ -2,7 +2,7 @@
 // cache is. runBuild (commands/Commands.h) gives it the real ones; tests give it a fake
 // CommandRunner (builder/Steps.h) and a cache of their own, and drive the conductor itself
 // without starting a tool, as ninja's build_test.cc drives its Builder
-// (test/unit/commands/BuildTests.cpp).
+// (test/unit/commands/ConductorTests.cpp).
 #pragma once
 
 #include "builder/BuildOptions.h"
