@@ -15,6 +15,29 @@
 
 namespace tlc {
 
+llvm::Expected<Analysis> parseModule(const std::vector<std::string>& inputs, const ImageSet* images,
+                                     const FrontendOptions& options, const CudaToolkit& toolkit,
+                                     JobSlots* slots, const DisplayPaths& paths) {
+  llvm::Expected<Analysis> analyzed = Analysis();
+  if (images && images->declarations.empty())
+    analyzed->module.inputs = images->images;
+  else
+    analyzed = analyze(inputs, options, toolkit, slots);
+  if (!analyzed)
+    return analyzed.takeError();
+  paths.relativize(analyzed->module);
+  return analyzed;
+}
+
+Module guessedModule(const Module& parsed, const std::vector<std::string>& entries) {
+  Module guess = parsed;
+  if (llvm::Error error = selectEntries(guess, entries)) {
+    llvm::consumeError(std::move(error));
+    guess = parsed;
+  }
+  return guess;
+}
+
 llvm::Expected<EntriesByInput> entriesByInput(const ImageCheckInputs& inputs) {
   const DisplayPaths& paths = inputs.paths;
   if (inputs.images)

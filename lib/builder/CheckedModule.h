@@ -32,6 +32,20 @@ struct ImageCheckInputs {
   const DisplayPaths& paths; // how the module names files, and how messages name them
 };
 
+// The parse's module, before the image check: every one of `inputs` parsed and checked
+// (checks/Analysis.h), its paths as the outputs name them. A parse that finds no kernel does not
+// make a module without any: nvcc's image decides what gets launchers. A build of device images
+// (`images`) whose kernels nothing declares parses nothing: the image check makes their launchers.
+llvm::Expected<Analysis> parseModule(const std::vector<std::string>& inputs, const ImageSet* images,
+                                     const FrontendOptions& options, const CudaToolkit& toolkit,
+                                     JobSlots* slots, const DisplayPaths& paths);
+
+// The module as Clang names the kernels, rendered so that the launcher compiles while nvcc runs
+// (nvcc agrees for every kernel with external linkage; the check corrects the rest): --entry
+// applied where it applies, else the module as parsed (the check reports what --entry refuses,
+// with the final symbols).
+Module guessedModule(const Module& parsed, const std::vector<std::string>& entries);
+
 // Each input's entry symbols, by its name in the module: from the image itself for one input
 // compiled whole-program, else from each input's own relocatable object.
 llvm::Expected<EntriesByInput> entriesByInput(const ImageCheckInputs& inputs);

@@ -77,6 +77,13 @@ llvm::Error extractPtx(const PtxExtraction& extraction) {
                        "'");
 }
 
+llvm::Error extractPtx(const DevicePlan& plan) {
+  for (const PtxExtraction& extraction : plan.ptxExtractions)
+    if (llvm::Error error = extractPtx(extraction))
+      return error;
+  return llvm::Error::success();
+}
+
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets) {
   bool oneCubin = targets.size() == 1 && !targets.front().ptx();
   return name + (oneCubin ? ".cubin" : ".fatbin");

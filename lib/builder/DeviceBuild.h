@@ -99,6 +99,9 @@ bool wantsDeviceDebugInfo(const std::vector<std::string>& nvccFlags);
 // Writes one input's relocatable PTX out of its object (PtxExtraction).
 llvm::Error extractPtx(const PtxExtraction& extraction);
 
+// Writes every relocatable PTX of `plan` (DevicePlan::ptxExtractions), in order.
+llvm::Error extractPtx(const DevicePlan& plan);
+
 // NAME.cubin for an image of one SASS target, NAME.fatbin otherwise.
 std::string imageFileName(const std::string& name, const std::vector<GpuTarget>& targets);
 

@@ -1,14 +1,17 @@
 // Planning the host compiler commands that turn the rendered launcher into lib<name>.so.
 #include "builder/HostBuild.h"
 
+#include "builder/OutputNames.h"
+
 namespace tlc {
 
 HostPlan planHostBuild(const HostBuildOptions& options) {
   HostPlan plan;
   // Relative names only, so no path of the build's ends up in the library either.
-  std::string source = options.name + "_launcher.cpp";
-  std::string object = options.name + "_launcher.o";
-  std::string library = "lib" + options.name + ".so";
+  OutputNames names(options.name);
+  const std::string& source = names.launcherSource;
+  std::string object = options.name + "_launcher.o"; // the work folder's alone, not an output
+  const std::string& library = names.library;
   plan.compileLauncher = {"c++ " + source,
                           {options.compiler, "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
                            "-fvisibility-inlines-hidden", "-Wall", "-Wextra", "-isystem",
@@ -29,7 +32,7 @@ HostPlan planHostBuild(const HostBuildOptions& options) {
   // from nvcc's image to the library. It names the image by its file name: .incbin finds it in
   // the current folder.
   if (options.embedImage)
-    plan.link.argv.push_back(options.name + "_image.S");
+    plan.link.argv.push_back(names.imageAssembly);
   // The runtime's symbols are hidden already; --exclude-libs keeps anything of the archive from
   // being exported even so, so a library's only exports are its generated API.
   for (const std::string& flag : {options.runtimeLibrary, std::string("-Wl,--exclude-libs,ALL"),

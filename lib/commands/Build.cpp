@@ -1,17 +1,16 @@
-// `tlc build`: resolve the options (commands/BuildSetup.h), look the build up in the cache, else
-// plan it (BuildPlan.h) and run the plan (Executor.h), each task handed to its stage's service;
-// publish the outputs at once.
-#include "builder/BuildKey.h"
+// `tlc build`: resolve the options (commands/BuildSetup.h), look the build up in the cache
+// (commands/BuildCaching.h), else plan it (BuildPlan.h) and run the plan (Executor.h), each task
+// handed to its stage's service; publish the outputs at once.
+#include "commands/Build.h"
+
 #include "builder/BuildPlan.h"
 #include "builder/CheckedModule.h"
 #include "builder/DeviceBuild.h"
 #include "builder/Executor.h"
-#include "builder/HostBuild.h"
 #include "builder/ImageInputs.h"
 #include "builder/LauncherSources.h"
 #include "builder/OutputNames.h"
 #include "builder/OutputPaths.h"
-#include "builder/PythonBuild.h"
 #include "builder/PythonPackage.h"
 #include "builder/Steps.h"
 #include "cache/Cache.h"
@@ -19,11 +18,9 @@
 #include "cache/RemoteCache.h"
 #include "cache/TieredCache.h"
 #include "checks/Analysis.h"
-#include "checks/Entries.h"
+#include "commands/BuildCaching.h"
 #include "commands/BuildSetup.h"
 #include "commands/Commands.h"
-#include "frontend/CompileCommands.h"
-#include "publish/Depfile.h"
 #include "publish/Manifest.h"
 #include "publish/Publish.h"
 #include "render/LauncherView.h"
@@ -38,7 +35,6 @@
 #include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <atomic>
@@ -57,13 +53,6 @@ void noteJobLimit(unsigned jobs) {
   else if (std::string problem = processJobserverProblem(); !problem.empty())
     note += "; not joining make's jobserver: " + problem;
   printToolMessage(MessageKind::Note, note);
-}
-
-std::vector<std::string> fileNames(const std::vector<CachedFile>& files) {
-  std::vector<std::string> names;
-  for (const CachedFile& file : files)
-    names.push_back(file.name);
-  return names;
 }
 
 // Source errors come first: nvcc would only repeat them. The other failures are dropped.
@@ -88,38 +77,32 @@ void dropFailures(std::vector<TaskFailure>& failures) {
 
 // The conductor: one module's build as the data flows (ARCHITECTURE.md). The key and the cache;
 // else the plan, run: nvcc beside the parse, the image check, the render, the host build, the
-// manifest, each task handed to its stage's service; then the outputs published and stored.
+// manifest, each task handed to its stage's service; then the outputs stored and published.
 class Builder : public TaskHandler {
 public:
   Builder(const BuildOptions& options, BuildTools tools, std::unique_ptr<Staging> staging,
-          TieredCache* cache, PathRelocation relocation, ToolView view)
+          TieredCache* cache, PathRelocation relocation, ToolView view,
+          const CommandRunner& commands)
       : Options(options), Tools(std::move(tools)), Work(std::move(staging)),
         Files(Options.name, Options.targets), Names(std::move(view.names)),
         Identities(std::move(view.identities)),
         Paths(displayPathsFor(Options, Tools, Work->workDir())),
         Slots(effectiveJobs(options.sources.frontend.jobs), processJobserver()), Cache(cache),
-        Relocation(std::move(relocation)), DeviceOptions(std::move(view.device)),
-        Device(view.images ? DevicePlan() : planDeviceBuild(DeviceOptions, Tools.toolkit)),
-        Host(view.host.compiler.empty() ? HostPlan() : planHostBuild(view.host)),
-        Python(view.python ? std::optional<PythonPlan>(planPythonBuild(*view.python))
-                           : std::nullopt),
+        Relocation(std::move(relocation)), Plans(planStages(view, Tools.toolkit)),
         Sources(Tools.templates, Files, Work->outputsDir(), sourceDir(), !Options.externalImage),
         Runner(stepRunnerFor(Options, Names, Paths, &ParseFailed)) {
-    if (view.images) {
-      ImageBuild build = planImageBuild(*view.images, view.imageSources, view.imageOptions);
-      Device = std::move(build.device);
-      Staged = std::move(build.staged);
-      Images = std::move(view.images);
-    }
+    Runner.commands = &commands;
     if (options.sources.verbose)
       noteJobLimit(effectiveJobs(options.sources.frontend.jobs));
   }
 
+  // The key; a hit restores the outputs, else the plan runs (execute); then the outputs are
+  // stored and published.
   llvm::Error run() {
     if (Options.keepTemps)
       if (llvm::Error error = Work->keep())
         return error;
-    if (llvm::Error error = writeCompileCommands())
+    if (llvm::Error error = writeCompileCommands(Options, Plans, Tools.toolkit))
       return error;
     // Said after a failed build too: that is when the temporaries are wanted most.
     llvm::scope_exit sayKept([&] {
@@ -128,27 +111,18 @@ public:
     });
     std::string key;
     if (Cache) {
-      auto computed = cacheKey();
+      auto computed = cacheKeyOf(Options, Tools, Identities, Paths, Relocation, *Cache, Digests);
       if (!computed)
         return computed.takeError();
       key = *computed;
-      std::vector<std::string> inputs;
-      for (const std::string& input : Options.sources.inputs)
-        inputs.push_back(Relocation.path(absolutePath(input)));
-      std::optional<TieredCache::Hit> hit =
-          Cache->restore(key, publishedFiles(Options), inputs, Relocation, Work->outputsDir());
-      if (hit) {
-        Progress progress(1, Options.quiet);
-        progress.start("cached " + Files.module + " (" + (hit->remote ? "remote " : "") +
-                       llvm::sys::path::filename(hit->entry.entryDir).str() + ")");
+      if (auto hit = restoreFromCache(*Cache, key, Options, Relocation, Work->outputsDir()))
         return finish(fileNames(hit->entry.files), Files.manifest, hit->entry.dependencies);
-      }
     }
 
     if (llvm::Error error = Names.materialize())
       return error;
-    if (Images)
-      if (llvm::Error error = stageImageFiles(*Images, {Device, Staged}))
+    if (Plans.images)
+      if (llvm::Error error = stageImageFiles(*Plans.images, {Plans.device, Plans.staged}))
         return error;
     if (llvm::Error error = execute())
       return error;
@@ -156,12 +130,8 @@ public:
     std::vector<std::string> dependencies = buildDependencies(Options, Tools, Parsed->filesRead);
     if (Options.emitOnly) // what tlc would compile, and the image NAME_image.S embeds
       return finish(publishedFiles(Options), Files.header, dependencies);
-    if (Cache) { // entries record the files relocated as the key spells them
-      std::vector<std::string> recorded;
-      for (const std::string& dependency : dependencies)
-        recorded.push_back(Relocation.path(dependency));
-      Cache->store(key, Work->outputsDir(), Outputs, recorded, Relocation); // a failure warns
-    }
+    if (Cache) // a failure only warns
+      storeInCache(*Cache, key, Work->outputsDir(), Outputs, dependencies, Relocation);
     return finish(fileNames(Outputs), Files.manifest, dependencies);
   }
 
@@ -170,8 +140,9 @@ public:
   // and the build runs again as relocatable device code, parse included (nvcc then defines
   // __CUDACC_RDC__, which the parse must see too).
   llvm::Error execute() {
-    BuildPlan plan = planBuild({parsedInputs().size(), Options.emitOnly, Options.python}, Device,
-                               Host, Python ? &*Python : nullptr);
+    BuildPlan plan =
+        planBuild({parsedInputs(Options, Plans).size(), Options.emitOnly, Options.python},
+                  Plans.device, Plans.host, Plans.pythonPlan());
     Progress progress(plan.progressTotal(), Options.quiet);
     auto announce = [&](const Task& task) { progress.start(task.description); };
     std::vector<TaskFailure> failures = executePlan(plan, *this, Slots, announce);
@@ -181,12 +152,13 @@ public:
       dropFailures(failures);
       return interruptedError();
     }
-    if (!failures.empty() && !Device.relocatable && Parsed && Parsed->module.deviceSideLaunch) {
+    if (!failures.empty() && !Plans.device.relocatable && Parsed &&
+        Parsed->module.deviceSideLaunch) {
       dropFailures(failures);
-      Options.sources.frontend.relocatable = DeviceOptions.relocatable = true;
-      if (llvm::Error error = writeCompileCommands())
+      Options.sources.frontend.relocatable = true;
+      Plans.makeRelocatable(Tools.toolkit);
+      if (llvm::Error error = writeCompileCommands(Options, Plans, Tools.toolkit))
         return error;
-      Device = planDeviceBuild(DeviceOptions, Tools.toolkit);
       Parsed.reset();
       return execute();
     }
@@ -198,26 +170,19 @@ public:
     switch (task.kind) {
     case TaskKind::Parse:
       if (llvm::Error error = parse()) {
-        // Its errors are what the build reports (firstFailure): nvcc, still compiling the same
-        // sources, could only repeat them, or wait forever on what the parse refused to open
-        // (a FIFO #included).
-        ParseFailed = true;
+        ParseFailed = true; // parse() says why
         return error;
       }
       return llvm::Error::success();
     case TaskKind::Tool:
       return Runner.run(*task.step);
     case TaskKind::ExtractPtx:
-      for (const PtxExtraction& extraction : Device.ptxExtractions)
-        if (llvm::Error error = extractPtx(extraction))
-          return error;
-      return llvm::Error::success();
+      return extractPtx(Plans.device);
     case TaskKind::CheckImage: // the module as the image decides it; the image to the outputs
-      if (llvm::Error error =
-              checkModuleAgainstImage(*Parsed, {Options, Device, Images ? &*Images : nullptr,
-                                                Tools.toolkit, &Slots, Paths}))
+      if (llvm::Error error = checkModuleAgainstImage(
+              *Parsed, {Options, Plans.device, Plans.imageSet(), Tools.toolkit, &Slots, Paths}))
         return error;
-      return copyFile(Device.image, Work->outputsDir() + "/" + Files.image);
+      return copyFile(Plans.device.image, Work->outputsDir() + "/" + Files.image);
     case TaskKind::Render: {
       auto changed = renderSources(Parsed->module);
       if (!changed)
@@ -226,11 +191,10 @@ public:
       // symbols, targets or --entry changed it.
       if (!*changed || Options.emitOnly)
         return llvm::Error::success();
-      return Runner.run(Host.compileLauncher);
+      return Runner.run(Plans.host.compileLauncher);
     }
-    case TaskKind::ToolVersions: // nvcc's was read when the toolkit was found
-      Versions = {tlcVersion(), clangVersion(), Tools.toolkit.release,
-                  hostCompilerVersion(Tools.compiler)};
+    case TaskKind::ToolVersions:
+      Versions = toolReleases(Tools);
       return llvm::Error::success();
     case TaskKind::Manifest:
       return writeManifest();
@@ -243,74 +207,32 @@ public:
   }
 
 private:
-  // --compile-commands-out: written before the build, from the options it parses with, so that an
-  // editor has the kernels' flags while they do not build yet too; again when the build turns
-  // relocatable (the parse then has -fgpu-rdc).
-  llvm::Error writeCompileCommands() const {
-    if (Options.compileCommandsOut.empty())
-      return llvm::Error::success();
-    return writeCompileDatabase(Options.compileCommandsOut, parsedInputs(),
-                                Options.sources.frontend, Tools.toolkit);
-  }
-
   // The depfile written, the outputs published (publish/Publish.h, finishBuild).
   llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
                      const std::vector<std::string>& dependencies) {
     return finishBuild(*Work, Options, files, targetFile, Files.manifest, dependencies);
   }
 
-  // Everything known before building that decides the outputs (builder/BuildKey.h).
-  llvm::Expected<std::string> cacheKey() {
-    KeyInputs inputs{Options,
-                     Tools.toolkit,
-                     Tools.compiler.path,
-                     Tools.templates.files(),
-                     Tools.launcherTypes,
-                     Identities,
-                     Options.python ? pythonPackageInputs(Options.pythonHelpersDir,
-                                                          Options.sources.frontend.tlcIncludeDir)
-                                    : std::vector<std::string>(),
-                     Cache->toolMemoDir()};
-    return buildCacheKey(inputs, Paths, Relocation,
-                         [this](const std::string& input) { return Digests.of(input); });
-  }
-
   // The sources are temporaries, unless they are what was asked for (--emit-only).
   std::string sourceDir() const { return Options.emitOnly ? Work->outputsDir() : Work->workDir(); }
 
-  // What Clang parses: the sources, or the headers declaring the kernels of images.
-  std::vector<std::string> parsedInputs() const {
-    return Images ? Images->declarations : Options.sources.inputs;
-  }
-
-  // Task: parse and check every input. Images without declarations have nothing to parse: their
-  // launchers come from the image alone.
+  // Task: parse and check every input (builder/CheckedModule.h), and render the launcher from
+  // Clang's names so that it compiles while nvcc runs. The parse's errors are what the build
+  // reports (firstFailure): nvcc, still compiling the same sources, could only repeat them, or
+  // wait forever on what the parse refused to open (a FIFO #included), so they stop the tools.
   llvm::Error parse() {
-    llvm::Expected<Analysis> analyzed = Analysis();
-    if (Images && Images->declarations.empty())
-      analyzed->module.inputs = Images->images;
-    else
-      analyzed = analyze(parsedInputs(), Options.sources.frontend, Tools.toolkit, &Slots);
+    auto analyzed = parseModule(parsedInputs(Options, Plans), Plans.imageSet(),
+                                Options.sources.frontend, Tools.toolkit, &Slots, Paths);
     if (!analyzed)
       return analyzed.takeError();
-    // A parse that found no kernel does not make a module without any: nvcc's image decides what
-    // gets launchers (the image check).
-    Paths.relativize(analyzed->module);
     Parsed = std::move(*analyzed);
     if (Options.emitOnly)
       return llvm::Error::success();
-    // The launcher as Clang names the kernels, so it compiles while nvcc runs: nvcc agrees for
-    // every kernel with external linkage. The final render corrects the rest.
-    Module guess = Parsed->module;
-    if (llvm::Error error = selectEntries(guess, Options.entries)) {
-      llvm::consumeError(std::move(error)); // the check reports it, with the final symbols
-      guess = Parsed->module;
-    }
-    return renderSources(guess).takeError();
+    return renderSources(guessedModule(Parsed->module, Options.entries)).takeError();
   }
 
   LauncherFacts launcherFacts() const {
-    return tlc::launcherFacts(Options, Files, Paths, Device.relocatable, Tools.launcherTypes);
+    return tlc::launcherFacts(Options, Files, Paths, Plans.device.relocatable, Tools.launcherTypes);
   }
 
   // NAME.h, NAME_launcher.cpp and NAME_image.S from `module`; whether the launcher changed.
@@ -320,14 +242,12 @@ private:
 
   // Task: NAME.json, recording the outputs with their SHA-256, the manifest last.
   llvm::Error writeManifest() {
-    ManifestSources sources{
-        Versions, &Options, planCommands(Runner, Device, Host, Python ? &*Python : nullptr), {}};
-    for (const std::string& input : Options.sources.inputs) {
-      auto digest = Digests.of(input);
-      if (!digest)
-        return digest.takeError();
-      sources.inputs.push_back({Paths.input(input), *digest});
-    }
+    auto inputs = inputDigests(Options.sources.inputs, Paths, Digests);
+    if (!inputs)
+      return inputs.takeError();
+    ManifestSources sources{Versions, &Options,
+                            planCommands(Runner, Plans.device, Plans.host, Plans.pythonPlan()),
+                            std::move(*inputs)};
     auto written =
         tlc::writeManifest(Parsed->module, sources, Files, Work->workDir(), Work->outputsDir());
     if (!written)
@@ -344,12 +264,9 @@ private:
   std::vector<SourceIdentity> Identities; // per input: the names nvcc is told, in the outputs
   DisplayPaths Paths;
   JobSlots Slots;
-  TieredCache* Cache;               // local, and remote when one is configured; none: no cache
-  PathRelocation Relocation;        // how the cache spells paths (--base-dir)
-  DeviceBuildOptions DeviceOptions; // relocatable when the parse finds a device-side launch
-  DevicePlan Device;
-  const HostPlan Host;
-  const std::optional<PythonPlan> Python; // with --python
+  TieredCache* Cache;        // local, and remote when one is configured; none: no cache
+  PathRelocation Relocation; // how the cache spells paths (--base-dir)
+  StagePlans Plans;          // the device build's turns relocatable on a device-side launch
   LauncherSources Sources;
   std::atomic<bool> ParseFailed{false}; // stops the tools still running (StepRunner::cancel)
   StepRunner Runner;
@@ -358,14 +275,11 @@ private:
   std::optional<Analysis> Parsed;
   ToolReleases Versions;
   std::vector<CachedFile> Outputs;
-  std::optional<ImageSet> Images; // a build of device images: what they hold
-  std::vector<StagedFile> Staged; // ...and the files of theirs the tools read
 };
 
 } // namespace
 
-// The build, from the options to publishing; runBuild() holds the InterruptScope around it.
-static llvm::Error buildAndPublish(const BuildOptions& requested) {
+llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& services) {
   if (requested.outputDir.empty())
     return usageError("-o '' names no folder");
   // Device images as inputs (builder/ImageInputs.h): read, and refused when unreadable (a
@@ -446,12 +360,12 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
   view->setWorkDir((*staging)->workDir());
   std::optional<BuildCache> cache;
   if (useCache)
-    cache = openBuildCache(defaultCacheDir());
+    cache = openBuildCache(services.cacheDir.empty() ? defaultCacheDir() : services.cacheDir);
   std::optional<TieredCache> tiers;
   if (cache)
     tiers.emplace(*cache, remote.get());
   return Builder(*options, std::move(*tools), std::move(*staging), tiers ? &*tiers : nullptr,
-                 std::move(*relocation), std::move(*view))
+                 std::move(*relocation), std::move(*view), *services.commands)
       .run();
 }
 
@@ -459,7 +373,7 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
 // included) stops the tools, unwinds and ends in exit 128 + the signal's number.
 llvm::Error runBuild(const BuildOptions& requested) {
   InterruptScope interrupts;
-  llvm::Error result = buildAndPublish(requested);
+  llvm::Error result = buildAndPublish(requested, BuildServices());
   if (result && interrupted()) { // whatever failed, the signal came first
     llvm::consumeError(std::move(result));
     return interruptedError();

@@ -335,6 +335,45 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   return view;
 }
 
+StagePlans planStages(ToolView& view, const CudaToolkit& toolkit) {
+  StagePlans plans;
+  plans.deviceOptions = std::move(view.device);
+  if (view.images) {
+    ImageBuild build = planImageBuild(*view.images, view.imageSources, view.imageOptions);
+    plans.device = std::move(build.device);
+    plans.staged = std::move(build.staged);
+    plans.images = std::move(view.images);
+  } else {
+    plans.device = planDeviceBuild(plans.deviceOptions, toolkit);
+  }
+  if (!view.host.compiler.empty())
+    plans.host = planHostBuild(view.host);
+  if (view.python)
+    plans.python = planPythonBuild(*view.python);
+  return plans;
+}
+
+void StagePlans::makeRelocatable(const CudaToolkit& toolkit) {
+  deviceOptions.relocatable = true;
+  device = planDeviceBuild(deviceOptions, toolkit);
+}
+
+std::vector<std::string> parsedInputs(const BuildOptions& options, const StagePlans& plans) {
+  return plans.images ? plans.images->declarations : options.sources.inputs;
+}
+
+llvm::Error writeCompileCommands(const BuildOptions& options, const StagePlans& plans,
+                                 const CudaToolkit& toolkit) {
+  if (options.compileCommandsOut.empty())
+    return llvm::Error::success();
+  return writeCompileDatabase(options.compileCommandsOut, parsedInputs(options, plans),
+                              options.sources.frontend, toolkit);
+}
+
+ToolReleases toolReleases(const BuildTools& tools) {
+  return {tlcVersion(), clangVersion(), tools.toolkit.release, hostCompilerVersion(tools.compiler)};
+}
+
 DisplayPaths displayPathsFor(const BuildOptions& options, const BuildTools& tools,
                              const std::string& workDir) {
   DisplayPaths paths(options.sources.inputs, workDir);

@@ -15,6 +15,7 @@
 #include "builder/ToolPaths.h"
 #include "cache/Relocation.h"
 #include "cache/RemoteCache.h"
+#include "publish/Manifest.h"
 #include "render/Templates.h"
 #include "toolchain/Toolchain.h"
 
@@ -81,6 +82,35 @@ llvm::Expected<std::unique_ptr<RemoteCache>> remoteCacheFor(const BuildOptions& 
 // link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
 llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools,
                                       const PathRelocation& relocation);
+
+// The plans of the build's stages, from what the tools get: nvcc's (for a build of device images,
+// ptxas' and fatbinary's), the host compiler's and, with --python, the extension's.
+struct StagePlans {
+  DeviceBuildOptions deviceOptions; // relocatable when the parse finds a device-side launch
+  DevicePlan device;
+  HostPlan host;                    // none with --emit-only
+  std::optional<PythonPlan> python; // with --python
+  std::optional<ImageSet> images;   // a build of device images: what they hold
+  std::vector<StagedFile> staged;   // ...and the files of theirs the tools read
+
+  // The device build planned again as relocatable device code (a device-side launch).
+  void makeRelocatable(const CudaToolkit& toolkit);
+  const PythonPlan* pythonPlan() const { return python ? &*python : nullptr; }
+  const ImageSet* imageSet() const { return images ? &*images : nullptr; }
+};
+StagePlans planStages(ToolView& view, const CudaToolkit& toolkit);
+
+// What Clang parses: the sources, or the headers declaring the kernels of device images.
+std::vector<std::string> parsedInputs(const BuildOptions& options, const StagePlans& plans);
+
+// --compile-commands-out, from the options the build parses with (its sources, or the headers
+// declaring its images' kernels); nothing without it.
+llvm::Error writeCompileCommands(const BuildOptions& options, const StagePlans& plans,
+                                 const CudaToolkit& toolkit);
+
+// The versions of the tools, as NAME.json records them (nvcc's was read when the toolkit was
+// found).
+ToolReleases toolReleases(const BuildTools& tools);
 
 // How the outputs of a build in `workDir` name files: the toolkit, tlc's own folders, the host
 // compiler and the Python headers by placeholders (builder/DisplayPaths.h).

@@ -99,6 +99,19 @@ static llvm::Expected<FileDigest> outputDigest(const std::string& outputsDir,
   return FileDigest{file, *sha};
 }
 
+llvm::Expected<std::vector<FileDigest>> inputDigests(const std::vector<std::string>& inputs,
+                                                     const DisplayPaths& paths,
+                                                     FileDigests& digests) {
+  std::vector<FileDigest> listed;
+  for (const std::string& input : inputs) {
+    auto digest = digests.of(input);
+    if (!digest)
+      return digest.takeError();
+    listed.push_back({paths.input(input), *digest});
+  }
+  return listed;
+}
+
 llvm::Expected<std::vector<CachedFile>>
 writeManifest(const Module& module, const ManifestSources& sources, const OutputNames& names,
               const std::string& workDir, const std::string& outputsDir) {

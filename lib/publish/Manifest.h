@@ -6,12 +6,14 @@
 
 #include "builder/BuildOptions.h"
 #include "builder/DeviceBuild.h"
+#include "builder/DisplayPaths.h"
 #include "builder/HostBuild.h"
 #include "builder/OutputNames.h"
 #include "builder/PythonBuild.h"
 #include "builder/Steps.h"
 #include "cache/Cache.h"
 #include "model/Model.h"
+#include "support/Hashing.h"
 #include "toolchain/GpuTargets.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -67,6 +69,12 @@ struct ManifestSources {
   std::vector<std::string> commands;     // planCommands
   std::vector<FileDigest> inputs;        // as outputs name them
 };
+
+// The inputs as the manifest lists them: each named as outputs name it (`paths`), with its
+// SHA-256 (`digests`, which hashes each file once for the cache key and the manifest).
+llvm::Expected<std::vector<FileDigest>> inputDigests(const std::vector<std::string>& inputs,
+                                                     const DisplayPaths& paths,
+                                                     FileDigests& digests);
 
 // The manifest of a build: the linked library (and with --python the extension) copied from
 // `workDir` into `outputsDir`, every output of `names` there recorded with its SHA-256, then

@@ -1,0 +1,48 @@
+// The build's steps over its cache (cache/TieredCache.h), which the conductor (commands/Build.cpp)
+// takes in this order: the key, from everything known before building (builder/BuildKey.h); the
+// lookup, whose hit restores the outputs and ends the build; after a build, the store of what it
+// made with every file it read.
+#pragma once
+
+#include "builder/BuildOptions.h"
+#include "builder/DisplayPaths.h"
+#include "builder/ToolPaths.h"
+#include "cache/Cache.h"
+#include "cache/Relocation.h"
+#include "cache/TieredCache.h"
+#include "commands/BuildSetup.h"
+#include "support/Hashing.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tlc {
+
+// The key of the build of `options` (buildCacheKey): the options, the tools, the inputs by
+// content (`digests`, which the manifest shares) and by the names nvcc is told (`identities`),
+// with --python what the package is made of.
+llvm::Expected<std::string> cacheKeyOf(const BuildOptions& options, const BuildTools& tools,
+                                       const std::vector<SourceIdentity>& identities,
+                                       const DisplayPaths& paths, const PathRelocation& relocation,
+                                       const TieredCache& cache, FileDigests& digests);
+
+// The outputs of the entry under `key`, restored into `outputsDir` (TieredCache::restore) and
+// shown as the build's one progress line, "cached NAME (ENTRY)"; none on a miss.
+std::optional<TieredCache::Hit> restoreFromCache(TieredCache& cache, const std::string& key,
+                                                 const BuildOptions& options,
+                                                 const PathRelocation& relocation,
+                                                 const std::string& outputsDir);
+
+// A build's `outputs` (in `outputsDir`) stored under `key` with the files it read
+// (`dependencies`), which the entry records relocated as the key spells paths. A failure warns.
+void storeInCache(TieredCache& cache, const std::string& key, const std::string& outputsDir,
+                  const std::vector<CachedFile>& outputs,
+                  const std::vector<std::string>& dependencies, const PathRelocation& relocation);
+
+// The names of `files`, as published in OUTDIR.
+std::vector<std::string> fileNames(const std::vector<CachedFile>& files);
+
+} // namespace tlc
