@@ -237,9 +237,9 @@ clang::MacroInfo* macroWithBody(clang::Preprocessor& preprocessor, llvm::StringR
 // __GNUC__ where it is missing) holds for the files of that view after it.
 class CompilerViewSwitch : public clang::PPCallbacks {
 public:
-  CompilerViewSwitch(clang::Preprocessor& preprocessor, const MacroValues& nvccView,
+  CompilerViewSwitch(clang::Preprocessor& preprocessor, PendingMacroValues nvccView,
                      ViewFolders folders)
-      : Preprocessor(preprocessor), NvccValues(nvccView), Folders(std::move(folders)) {
+      : Preprocessor(preprocessor), NvccValues(std::move(nvccView)), Folders(std::move(folders)) {
     for (const std::string& name : compilerIdentityMacros())
       Names.push_back(Preprocessor.getIdentifierInfo(name));
     // Before the first file nothing is defined; Clang's values appear as its predefines run.
@@ -250,6 +250,15 @@ public:
                    clang::SrcMgr::CharacteristicKind, clang::FileID) override {
     if (reason != EnterFile && reason != ExitFile)
       return;
+    // The main file is entered first and left at once for the predefines, before any of its
+    // tokens: its view is installed when the preamble returns to it, so a pending nvcc view is
+    // waited for only then. The same macros reach its first token either way.
+    if (!Started) {
+      Started = true;
+      if (Preprocessor.getSourceManager().getFileID(location) ==
+          Preprocessor.getSourceManager().getMainFileID())
+        return;
+    }
     CompilerView view = viewAt(location);
     if (view == Current)
       return;
@@ -290,11 +299,12 @@ private:
   }
 
   std::vector<clang::MacroInfo*> nvccMacros() const {
+    const MacroValues& values = NvccValues.get();
     std::vector<clang::MacroInfo*> macros;
     for (clang::IdentifierInfo* name : Names) {
-      auto value = NvccValues.find(name->getName().str());
-      macros.push_back(value == NvccValues.end() ? nullptr
-                                                 : macroWithBody(Preprocessor, value->second));
+      auto value = values.find(name->getName().str());
+      macros.push_back(value == values.end() ? nullptr
+                                             : macroWithBody(Preprocessor, value->second));
     }
     return macros;
   }
@@ -312,8 +322,9 @@ private:
   }
 
   clang::Preprocessor& Preprocessor;
-  MacroValues NvccValues;
+  PendingMacroValues NvccValues;
   ViewFolders Folders;
+  bool Started = false; // past the first file change
   std::vector<clang::IdentifierInfo*> Names;
   std::array<std::vector<clang::MacroInfo*>, 2> Saved; // by index(view)
   CompilerView Current = CompilerView::Clang;
@@ -322,7 +333,7 @@ private:
 
 } // namespace
 
-void installCompilerView(clang::CompilerInstance& instance, const MacroValues& nvccView,
+void installCompilerView(clang::CompilerInstance& instance, PendingMacroValues nvccView,
                          const ViewFolders& given) {
   ViewFolders folders;
   for (const std::string& folder : given.clang)
@@ -335,7 +346,7 @@ void installCompilerView(clang::CompilerInstance& instance, const MacroValues& n
     folders.searched.push_back(realFolder(entry.Path));
   clang::Preprocessor& preprocessor = instance.getPreprocessor();
   preprocessor.addPPCallbacks(
-      std::make_unique<CompilerViewSwitch>(preprocessor, nvccView, std::move(folders)));
+      std::make_unique<CompilerViewSwitch>(preprocessor, std::move(nvccView), std::move(folders)));
 }
 
 MacroValues currentMacros(clang::CompilerInstance& instance,

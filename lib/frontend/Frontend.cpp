@@ -23,6 +23,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
+#include <future>
 #include <memory>
 #include <system_error>
 
@@ -199,12 +200,12 @@ private:
 // What the parse of one input sees of the compiler (frontend/CompilerView.h): nvcc's view and
 // the folders that keep Clang's.
 struct ParseView {
-  const MacroValues& nvcc;
+  PendingMacroValues nvcc;
   ViewFolders folders;
 };
 
 ParseView parseView(const std::vector<std::string>& commandLine, const FrontendOptions& options,
-                    const CudaToolkit& toolkit, const MacroValues& nvccView) {
+                    const CudaToolkit& toolkit, PendingMacroValues nvccView) {
   ParseView view{nvccView, {}};
   // Clang's headers, the toolkit's (CCCL, whatever folder finds it) and tlc's compatibility
   // header are never a library of the user's.
@@ -333,7 +334,7 @@ struct UnitOutcome {
 };
 
 UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
-                     const CudaToolkit& toolkit, const MacroValues& nvccView) {
+                     const CudaToolkit& toolkit, const PendingMacroValues& nvccView) {
   UnitOutcome outcome;
   outcome.facts.input = input;
   outcome.facts.declarationsOnly = options.declarationsOnly;
@@ -383,7 +384,9 @@ llvm::Expected<MacroValues> macrosInUserCode(const std::string& input,
   clang::DiagnosticOptions diagnosticOptions;
   clang::TextDiagnosticPrinter printer(stream, diagnosticOptions);
   std::vector<std::string> commandLine = clangCommandLine(input, options, toolkit);
-  ParseView view = parseView(commandLine, options, toolkit, *nvccView);
+  std::promise<MacroValues> known;
+  known.set_value(std::move(*nvccView));
+  ParseView view = parseView(commandLine, options, toolkit, known.get_future().share());
   MacroValues found;
   if (!runParse(commandLine, toolkit,
                 std::make_unique<MacroProbeAction>(view, names, found, stream), printer,
@@ -411,21 +414,28 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
 
   JobSlots ownSlots(effectiveJobs(options.jobs), processJobserver());
   JobSlots& pool = slots ? *slots : ownSlots;
-  // One nvcc run, which counts against the job limit as every tool does.
-  auto nvccView = [&] {
-    SlotGuard slot(pool);
-    return nvccCompilerView(toolkit, options.nvccFlags);
-  }();
-  if (!nvccView)
-    return nvccView.takeError();
+  // One nvcc run, beside the parses rather than before them: they wait for its answer only once
+  // past their preamble (CompilerView.h). It takes no slot of its own: the parses that need it
+  // hold theirs, and it is the smallest of nvcc's runs.
+  std::promise<MacroValues> nvccView;
+  auto query = std::async(std::launch::async, [&]() -> llvm::Error {
+    auto values = nvccCompilerView(toolkit, options.nvccFlags);
+    nvccView.set_value(values ? std::move(*values) : MacroValues());
+    return values.takeError();
+  });
+  PendingMacroValues pending = nvccView.get_future().share();
   std::vector<UnitOutcome> outcomes(inputs.size());
   std::vector<std::function<void()>> tasks;
   for (size_t i = 0; i < inputs.size(); ++i)
     tasks.push_back([&, i] {
       SlotGuard slot(pool);
-      outcomes[i] = parseOne(inputs[i], options, toolkit, *nvccView);
+      outcomes[i] = parseOne(inputs[i], options, toolkit, pending);
     });
   runConcurrently(std::move(tasks));
+  // Without nvcc's view the parses saw no compiler at all: the query's error is the build's,
+  // their diagnostics are not shown.
+  if (llvm::Error error = query.get())
+    return error;
 
   unsigned errors = 0;
   std::vector<TranslationUnitFacts> units;
