@@ -1124,6 +1124,8 @@ static llvm::Error buildAndPublish(const BuildOptions& requested) {
   std::optional<BuildCache> cache;
   if (useCache)
     cache = openBuildCache(defaultCacheDir());
+  if (cache) // the parse's precompiled preamble lives with the cache (frontend/Preamble.h)
+    options->sources.frontend.preambleDir = cache->preambleDir();
   std::optional<TieredCache> tiers;
   if (cache)
     tiers.emplace(*cache, remote.get());

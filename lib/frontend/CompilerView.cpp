@@ -240,6 +240,9 @@ public:
   CompilerViewSwitch(clang::Preprocessor& preprocessor, PendingMacroValues nvccView,
                      ViewFolders folders)
       : Preprocessor(preprocessor), NvccValues(std::move(nvccView)), Folders(std::move(folders)) {
+    // With a precompiled preamble (frontend/Preamble.h), looking a name up reads its macro's
+    // history, which would replace whatever was installed before it was read: so the switch is
+    // made once the preamble is loaded, and looks every name up here.
     for (const std::string& name : compilerIdentityMacros())
       Names.push_back(Preprocessor.getIdentifierInfo(name));
     // Before the first file nothing is defined; Clang's values appear as its predefines run.
@@ -333,8 +336,10 @@ private:
 
 } // namespace
 
-void installCompilerView(clang::CompilerInstance& instance, PendingMacroValues nvccView,
-                         const ViewFolders& given) {
+namespace {
+
+// `given` as real paths, with `instance`'s header search folders added to `searched`.
+ViewFolders realFolders(clang::CompilerInstance& instance, const ViewFolders& given) {
   ViewFolders folders;
   for (const std::string& folder : given.clang)
     folders.clang.push_back(realFolder(folder));
@@ -344,6 +349,25 @@ void installCompilerView(clang::CompilerInstance& instance, PendingMacroValues n
     folders.searched.push_back(realFolder(folder));
   for (const auto& entry : instance.getHeaderSearchOpts().UserEntries)
     folders.searched.push_back(realFolder(entry.Path));
+  return folders;
+}
+
+} // namespace
+
+bool allOfClangView(clang::CompilerInstance& instance, const std::vector<std::string>& files,
+                    const ViewFolders& given) {
+  ViewFolders folders = realFolders(instance, given);
+  return llvm::all_of(files, [&](const std::string& file) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(file, real))
+      return false;
+    return viewOf(real, folders).value_or(CompilerView::Clang) == CompilerView::Clang;
+  });
+}
+
+void installCompilerView(clang::CompilerInstance& instance, PendingMacroValues nvccView,
+                         const ViewFolders& given) {
+  ViewFolders folders = realFolders(instance, given);
   clang::Preprocessor& preprocessor = instance.getPreprocessor();
   preprocessor.addPPCallbacks(
       std::make_unique<CompilerViewSwitch>(preprocessor, std::move(nvccView), std::move(folders)));

@@ -82,6 +82,12 @@ using PendingMacroValues = std::shared_future<MacroValues>;
 void installCompilerView(clang::CompilerInstance& instance, PendingMacroValues nvccView,
                          const ViewFolders& folders);
 
+// Whether every one of `files` (as the parse named them) is of Clang's view, with `folders` and
+// `instance`'s header search folders as installCompilerView takes them; a file in no folder is
+// taken to be included from a file of Clang's view.
+bool allOfClangView(clang::CompilerInstance& instance, const std::vector<std::string>& files,
+                    const ViewFolders& folders);
+
 // The macros named `names` as they stand in `instance`'s preprocessor now.
 MacroValues currentMacros(clang::CompilerInstance& instance, const std::vector<std::string>& names);
 
