@@ -19,6 +19,9 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <functional>
+
+#include <fcntl.h>
 
 #include <sys/stat.h>
 
@@ -27,6 +30,7 @@ namespace tlc {
 namespace {
 
 constexpr const char* WrapperHeader = "__clang_cuda_runtime_wrapper.h";
+constexpr size_t KeptPreambles = 8;
 
 // A file's identity as the preamble records it: size, modification and change times, device and
 // inode ("" when it cannot be read). A header rewritten, replaced or touched is another.
@@ -109,6 +113,28 @@ private:
   std::shared_ptr<clang::PCHBuffer> Buffer;
 };
 
+// Keeps the `kept` preambles of `dir` used last (by their listings' times, which findPreamble
+// renews): each is some 8 MB, and every distinct command line (a compilation database's
+// per-file macros) makes one.
+void keepRecentPreambles(const std::string& dir, size_t kept) {
+  std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> listings;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::sys::fs::file_status status;
+    if (llvm::StringRef(it->path()).ends_with(".files") &&
+        !llvm::sys::fs::status(it->path(), status))
+      listings.push_back({status.getLastModificationTime(), it->path()});
+  }
+  if (listings.size() <= kept)
+    return;
+  std::sort(listings.begin(), listings.end(), std::greater<>());
+  for (size_t i = kept; i < listings.size(); ++i) {
+    llvm::StringRef stem = llvm::StringRef(listings[i].second).drop_back(6); // ".files"
+    llvm::sys::fs::remove(listings[i].second);
+    llvm::sys::fs::remove(stem + ".pch");
+  }
+}
+
 } // namespace
 
 const char* preambleInputPath() {
@@ -148,6 +174,8 @@ std::optional<Preamble> findPreamble(const std::string& stem) {
   }
   if (preamble.files.empty() || !llvm::sys::fs::exists(preamble.pch))
     return std::nullopt;
+  // Used now: the last to go (keepRecentPreambles).
+  ::utimensat(AT_FDCWD, (stem + ".files").c_str(), nullptr, 0);
   return preamble;
 }
 
@@ -178,6 +206,7 @@ std::optional<Preamble> storePreamble(const std::string& stem, const PreambleOut
     llvm::consumeError(std::move(error));
     return std::nullopt;
   }
+  keepRecentPreambles(llvm::sys::path::parent_path(stem).str(), KeptPreambles);
   return Preamble{stem + ".pch", made.files};
 }
 

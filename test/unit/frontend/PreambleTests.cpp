@@ -165,6 +165,25 @@ TEST_CASE("a preamble is stale once a file it read changes", "[preamble]") {
   CHECK(!findPreamble(stem));
 }
 
+TEST_CASE("a cache keeps the eight preambles used last", "[preamble]") {
+  std::string dir = scratchDir("preamble-kept");
+  std::string header = dir + "/read.h";
+  REQUIRE(!writeFile(header, "int x;\n"));
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(storePreamble(dir + "/key" + std::to_string(i), {"bytes", {header}}));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // another modification time
+    if (i == 2) { // the oldest but one, used again: kept
+      REQUIRE(findPreamble(dir + "/key1"));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  CHECK(preamblesIn(dir).size() == 8);
+  CHECK(!findPreamble(dir + "/key0"));
+  CHECK(findPreamble(dir + "/key1"));
+  CHECK(!findPreamble(dir + "/key2"));
+  CHECK(findPreamble(dir + "/key9"));
+}
+
 TEST_CASE("-v parses without a preamble", "[preamble]") {
   FrontendOptions options = frontendFor("sm_90a");
   options.verbose = true;
