@@ -22,6 +22,7 @@
 #include <functional>
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <sys/stat.h>
 
@@ -158,6 +159,14 @@ std::string preambleStem(const std::string& dir, const std::vector<std::string>&
 }
 
 std::optional<Preamble> findPreamble(const std::string& stem) {
+  // Made by this user and changeable by nobody else, as the cache's entries are (a folder a
+  // group shares holds its members' preambles, which each member then makes again).
+  for (const std::string& file : {stem + ".files", stem + ".pch"}) {
+    struct stat status{};
+    if (::lstat(file.c_str(), &status) != 0 || !S_ISREG(status.st_mode) ||
+        status.st_uid != ::geteuid() || (status.st_mode & (S_IWGRP | S_IWOTH)))
+      return std::nullopt;
+  }
   auto listing = readFile(stem + ".files");
   if (!listing) {
     llvm::consumeError(listing.takeError());
@@ -198,11 +207,11 @@ std::optional<Preamble> storePreamble(const std::string& stem, const PreambleOut
                                         llvm::sys::fs::owner_all))
     return std::nullopt;
   // The precompiled file first: a listing names a preamble only once it is there whole.
-  if (llvm::Error error = writeFile(stem + ".pch", made.pch)) {
+  if (llvm::Error error = writeFile(stem + ".pch", made.pch, 0600)) {
     llvm::consumeError(std::move(error));
     return std::nullopt;
   }
-  if (llvm::Error error = writeFile(stem + ".files", listing)) {
+  if (llvm::Error error = writeFile(stem + ".files", listing, 0600)) {
     llvm::consumeError(std::move(error));
     return std::nullopt;
   }

@@ -165,6 +165,22 @@ TEST_CASE("a preamble is stale once a file it read changes", "[preamble]") {
   CHECK(!findPreamble(stem));
 }
 
+TEST_CASE("a preamble others could have changed is not used", "[preamble]") {
+  std::string folder = scratchDir("preamble-writable");
+  std::string header = folder + "/read.h";
+  REQUIRE(!writeFile(header, "int x;\n"));
+  std::string stem = folder + "/key";
+  REQUIRE(storePreamble(stem, {"bytes", {header}}));
+  REQUIRE(findPreamble(stem));
+  for (const char* suffix : {".pch", ".files"}) {
+    INFO(suffix);
+    REQUIRE(!llvm::sys::fs::setPermissions(stem + suffix, llvm::sys::fs::perms(0666)));
+    CHECK(!findPreamble(stem));
+    REQUIRE(!llvm::sys::fs::setPermissions(stem + suffix, llvm::sys::fs::perms(0644)));
+    CHECK(findPreamble(stem));
+  }
+}
+
 TEST_CASE("a cache keeps the eight preambles used last", "[preamble]") {
   std::string dir = scratchDir("preamble-kept");
   std::string header = dir + "/read.h";
@@ -184,7 +200,7 @@ TEST_CASE("a cache keeps the eight preambles used last", "[preamble]") {
   CHECK(findPreamble(dir + "/key9"));
 }
 
-TEST_CASE("-v parses without a preamble", "[preamble]") {
+TEST_CASE("a verbose parse (-v) makes and loads no preamble", "[preamble]") {
   FrontendOptions options = frontendFor("sm_90a");
   options.verbose = true;
   options.preambleDir = scratchDir("preamble-verbose");
