@@ -487,15 +487,19 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
 
   JobSlots ownSlots(effectiveJobs(options.jobs), processJobserver());
   JobSlots& pool = slots ? *slots : ownSlots;
-  // One nvcc run, beside the parses rather than before them: they wait for its answer only once
-  // past their preamble (CompilerView.h). It takes no slot of its own: the parses that need it
-  // hold theirs, and it is the smallest of nvcc's runs.
+  // One nvcc run, beside the parses where the job limit leaves a slot for both: they wait for
+  // its answer only once past their preamble (CompilerView.h). It takes its slot before any
+  // parse takes one, so parses waiting for it never hold every slot it could run in.
   std::promise<MacroValues> nvccView;
+  std::promise<void> slotTaken;
   auto query = std::async(std::launch::async, [&]() -> llvm::Error {
+    SlotGuard slot(pool);
+    slotTaken.set_value();
     auto values = nvccCompilerView(toolkit, options.nvccFlags);
     nvccView.set_value(values ? std::move(*values) : MacroValues());
     return values.takeError();
   });
+  slotTaken.get_future().wait();
   PendingMacroValues pending = nvccView.get_future().share();
   std::vector<UnitOutcome> outcomes(inputs.size());
   std::vector<std::function<void()>> tasks;
