@@ -408,6 +408,8 @@ std::optional<Preamble> preambleFor(const std::string& dir,
   std::string stem = preambleStem(dir, commandLine, toolkit);
   if (auto found = findPreamble(stem))
     return found;
+  if (!preambleWanted(stem))
+    return std::nullopt;
   std::vector<std::string> emptyInput = commandLine;
   emptyInput.back() = preambleInputPath();
   PreambleOutput made;

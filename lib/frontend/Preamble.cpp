@@ -188,6 +188,16 @@ std::optional<Preamble> findPreamble(const std::string& stem) {
   return preamble;
 }
 
+bool preambleWanted(const std::string& stem) {
+  std::string mark = stem + ".seen";
+  if (llvm::sys::fs::exists(mark))
+    return true;
+  if (!llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stem), true,
+                                         llvm::sys::fs::owner_all))
+    llvm::consumeError(writeFile(mark, "", 0600));
+  return false;
+}
+
 std::unique_ptr<clang::FrontendAction> makePreambleAction(PreambleOutput& out,
                                                           const ViewFolders& folders) {
   return std::make_unique<MakePreamble>(out, folders);

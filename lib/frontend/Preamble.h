@@ -44,6 +44,11 @@ std::string preambleStem(const std::string& dir, const std::vector<std::string>&
 // The preamble at `stem`, if it is complete and every file it read is as it was then.
 std::optional<Preamble> findPreamble(const std::string& stem);
 
+// Whether a preamble at `stem` is worth making now: only for a command line parsed before (a
+// mark left by the first parse, which this makes), so that a first build, a CI job's with an
+// empty cache say, does not pay for a preamble it would not use again.
+bool preambleWanted(const std::string& stem);
+
 // What making a preamble gave: the precompiled bytes and the files read, empty when it cannot be
 // kept (an error, a file of nvcc's view).
 struct PreambleOutput {
