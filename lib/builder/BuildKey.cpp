@@ -43,7 +43,7 @@ void addPerInput(CacheKey& key, llvm::StringRef label,
 void addFrontend(CacheKey& key, const FrontendOptions& frontend, const KeyPaths& paths) {
   [[maybe_unused]] const auto& [preprocessorFlags, standard, arch, extraArgs, inputArgs,
                                 tlcIncludeDir, nvccFlags, relocatable, hostIncludeDir, jobs, color,
-                                verbose, declarationsOnly] = frontend;
+                                verbose, preambleDir, declarationsOnly] = frontend;
   // Folders and files absolute (relocated), macros as they are.
   for (size_t i = 0; i < preprocessorFlags.size(); ++i) {
     llvm::StringRef flag = preprocessorFlags[i];
@@ -64,7 +64,8 @@ void addFrontend(CacheKey& key, const FrontendOptions& frontend, const KeyPaths&
   // Headers read for their declarations only, beside device images (builder/ImageInputs.h).
   key.add("declarations-only", declarationsOnly ? "yes" : "no");
   // Not in the key: `nvccFlags` (the build's own, keyed with the build's options), `jobs` (how
-  // many tools at once), `color` and `verbose` (how diagnostics look).
+  // many tools at once), `color` and `verbose` (how diagnostics look), `preambleDir` (the parse
+  // sees the same with its precompiled preamble as without, frontend/Preamble.h).
 }
 
 void addSources(CacheKey& key, const SourceOptions& sources, const KeyPaths& paths) {

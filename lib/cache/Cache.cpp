@@ -689,7 +689,7 @@ llvm::Expected<CacheStats> BuildCache::stats() const {
 
 llvm::Error BuildCache::clear() {
   std::vector<std::string> folders;
-  for (const std::string& folder : {versionDir(), toolMemoDir()})
+  for (const std::string& folder : {versionDir(), toolMemoDir(), preambleDir()})
     if (llvm::sys::fs::exists(folder))
       folders.push_back(folder);
   if (folders.empty())

@@ -104,6 +104,8 @@ public:
   const std::string& dir() const { return Dir; }
   // Where CacheKey::addToolIdentity remembers the tools' hashes.
   std::string toolMemoDir() const { return Dir + "/v1-tools"; }
+  // Where the parse keeps its precompiled preambles (frontend/Preamble.h).
+  std::string preambleDir() const { return Dir + "/v1-preamble"; }
 
   // An entry under `key` holding exactly `outputs` whose dependencies, `inputs` among them
   // (spelled as `hashes` spells paths), still hash to its name.

@@ -361,6 +361,8 @@ llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& 
   std::optional<BuildCache> cache;
   if (useCache)
     cache = openBuildCache(services.cacheDir.empty() ? defaultCacheDir() : services.cacheDir);
+  if (cache) // the parse's precompiled preamble lives with the cache (frontend/Preamble.h)
+    options->sources.frontend.preambleDir = cache->preambleDir();
   std::optional<TieredCache> tiers;
   if (cache)
     tiers.emplace(*cache, remote.get());

@@ -237,9 +237,12 @@ clang::MacroInfo* macroWithBody(clang::Preprocessor& preprocessor, llvm::StringR
 // __GNUC__ where it is missing) holds for the files of that view after it.
 class CompilerViewSwitch : public clang::PPCallbacks {
 public:
-  CompilerViewSwitch(clang::Preprocessor& preprocessor, const MacroValues& nvccView,
+  CompilerViewSwitch(clang::Preprocessor& preprocessor, PendingMacroValues nvccView,
                      ViewFolders folders)
-      : Preprocessor(preprocessor), NvccValues(nvccView), Folders(std::move(folders)) {
+      : Preprocessor(preprocessor), NvccValues(std::move(nvccView)), Folders(std::move(folders)) {
+    // With a precompiled preamble (frontend/Preamble.h), looking a name up reads its macro's
+    // history, which would replace whatever was installed before it was read: so the switch is
+    // made once the preamble is loaded, and looks every name up here.
     for (const std::string& name : compilerIdentityMacros())
       Names.push_back(Preprocessor.getIdentifierInfo(name));
     // Before the first file nothing is defined; Clang's values appear as its predefines run.
@@ -250,6 +253,15 @@ public:
                    clang::SrcMgr::CharacteristicKind, clang::FileID) override {
     if (reason != EnterFile && reason != ExitFile)
       return;
+    // The main file is entered first and left at once for the predefines, before any of its
+    // tokens: its view is installed when the preamble returns to it, so a pending nvcc view is
+    // waited for only then. The same macros reach its first token either way.
+    if (!Started) {
+      Started = true;
+      if (Preprocessor.getSourceManager().getFileID(location) ==
+          Preprocessor.getSourceManager().getMainFileID())
+        return;
+    }
     CompilerView view = viewAt(location);
     if (view == Current)
       return;
@@ -290,11 +302,12 @@ private:
   }
 
   std::vector<clang::MacroInfo*> nvccMacros() const {
+    const MacroValues& values = NvccValues.get();
     std::vector<clang::MacroInfo*> macros;
     for (clang::IdentifierInfo* name : Names) {
-      auto value = NvccValues.find(name->getName().str());
-      macros.push_back(value == NvccValues.end() ? nullptr
-                                                 : macroWithBody(Preprocessor, value->second));
+      auto value = values.find(name->getName().str());
+      macros.push_back(value == values.end() ? nullptr
+                                             : macroWithBody(Preprocessor, value->second));
     }
     return macros;
   }
@@ -312,8 +325,9 @@ private:
   }
 
   clang::Preprocessor& Preprocessor;
-  MacroValues NvccValues;
+  PendingMacroValues NvccValues;
   ViewFolders Folders;
+  bool Started = false; // past the first file change
   std::vector<clang::IdentifierInfo*> Names;
   std::array<std::vector<clang::MacroInfo*>, 2> Saved; // by index(view)
   CompilerView Current = CompilerView::Clang;
@@ -322,8 +336,10 @@ private:
 
 } // namespace
 
-void installCompilerView(clang::CompilerInstance& instance, const MacroValues& nvccView,
-                         const ViewFolders& given) {
+namespace {
+
+// `given` as real paths, with `instance`'s header search folders added to `searched`.
+ViewFolders realFolders(clang::CompilerInstance& instance, const ViewFolders& given) {
   ViewFolders folders;
   for (const std::string& folder : given.clang)
     folders.clang.push_back(realFolder(folder));
@@ -333,9 +349,28 @@ void installCompilerView(clang::CompilerInstance& instance, const MacroValues& n
     folders.searched.push_back(realFolder(folder));
   for (const auto& entry : instance.getHeaderSearchOpts().UserEntries)
     folders.searched.push_back(realFolder(entry.Path));
+  return folders;
+}
+
+} // namespace
+
+bool allOfClangView(clang::CompilerInstance& instance, const std::vector<std::string>& files,
+                    const ViewFolders& given) {
+  ViewFolders folders = realFolders(instance, given);
+  return llvm::all_of(files, [&](const std::string& file) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(file, real))
+      return false;
+    return viewOf(real, folders).value_or(CompilerView::Clang) == CompilerView::Clang;
+  });
+}
+
+void installCompilerView(clang::CompilerInstance& instance, PendingMacroValues nvccView,
+                         const ViewFolders& given) {
+  ViewFolders folders = realFolders(instance, given);
   clang::Preprocessor& preprocessor = instance.getPreprocessor();
   preprocessor.addPPCallbacks(
-      std::make_unique<CompilerViewSwitch>(preprocessor, nvccView, std::move(folders)));
+      std::make_unique<CompilerViewSwitch>(preprocessor, std::move(nvccView), std::move(folders)));
 }
 
 MacroValues currentMacros(clang::CompilerInstance& instance,

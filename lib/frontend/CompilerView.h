@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -70,11 +71,22 @@ std::optional<CompilerView> viewOf(llvm::StringRef file, const ViewFolders& fold
 // resource folder, the C++ and C libraries' folders, the toolkit's. Without /usr/local/include.
 std::vector<std::string> driverSystemFolders(const std::vector<std::string>& commandLine);
 
+// nvcc's view, possibly still being asked for (nvccCompilerView takes some 50 ms): the parse
+// needs it only when it first enters a file of nvcc's view after its preamble (the predefines,
+// the compatibility header and Clang's CUDA wrapper, all Clang's), so the query runs beside it.
+using PendingMacroValues = std::shared_future<MacroValues>;
+
 // Switches the identity macros of `instance`'s preprocessor between Clang's values and
-// `nvccView` at every file boundary. `folders` as given (any path, made real here); the
-// instance's header search folders are added to `searched`.
-void installCompilerView(clang::CompilerInstance& instance, const MacroValues& nvccView,
+// `nvccView` at every file boundary, waiting for `nvccView` only there. `folders` as given (any
+// path, made real here); the instance's header search folders are added to `searched`.
+void installCompilerView(clang::CompilerInstance& instance, PendingMacroValues nvccView,
                          const ViewFolders& folders);
+
+// Whether every one of `files` (as the parse named them) is of Clang's view, with `folders` and
+// `instance`'s header search folders as installCompilerView takes them; a file in no folder is
+// taken to be included from a file of Clang's view.
+bool allOfClangView(clang::CompilerInstance& instance, const std::vector<std::string>& files,
+                    const ViewFolders& folders);
 
 // The macros named `names` as they stand in `instance`'s preprocessor now.
 MacroValues currentMacros(clang::CompilerInstance& instance, const std::vector<std::string>& names);

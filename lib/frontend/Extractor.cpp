@@ -471,11 +471,7 @@ public:
   // instantiate kernels; so do constexpr functions and deduced return types (Clang keeps those
   // itself), and every function of the user's own files.
   bool shouldSkipFunctionBody(clang::Decl* decl) override {
-    const auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
-    if (!function || function->isTemplated() || function->isTemplateInstantiation())
-      return false;
-    const clang::SourceManager& sources = Preprocessor.getSourceManager();
-    return sources.isInSystemHeader(sources.getExpansionLoc(function->getLocation()));
+    return skipsBodyOf(decl, Preprocessor.getSourceManager());
   }
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
@@ -504,6 +500,13 @@ private:
 };
 
 } // namespace
+
+bool skipsBodyOf(const clang::Decl* decl, const clang::SourceManager& sources) {
+  const auto* function = llvm::dyn_cast<clang::FunctionDecl>(decl);
+  if (!function || function->isTemplated() || function->isTemplateInstantiation())
+    return false;
+  return sources.isInSystemHeader(sources.getExpansionLoc(function->getLocation()));
+}
 
 std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,
                                                           TranslationUnitFacts& facts) {

@@ -13,6 +13,8 @@
 namespace clang {
 class ASTConsumer;
 class CompilerInstance;
+class Decl;
+class SourceManager;
 } // namespace clang
 
 namespace tlc {
@@ -29,11 +31,16 @@ struct TranslationUnitFacts {
   std::vector<std::string> libraryKernelTemplates;
   std::vector<std::string> filesRead; // every file Clang opened (inputs and headers)
   bool deviceSideLaunch = false;      // a kernel launched from device code: relocatable code needed
+  bool fromPreamble = false; // the parse loaded a precompiled preamble (frontend/Preamble.h)
   // Set before the parse: the input declares kernels of a device image (FrontendOptions).
   bool declarationsOnly = false;
 };
 
 std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,
                                                           TranslationUnitFacts& facts);
+
+// Whether the parse skips the body of `decl` (under -skip-function-bodies): that of an ordinary
+// function in a system header. The precompiled preamble skips the same (frontend/Preamble.h).
+bool skipsBodyOf(const clang::Decl* decl, const clang::SourceManager& sources);
 
 } // namespace tlc

@@ -3,6 +3,7 @@
 
 #include "frontend/CompilerView.h"
 #include "frontend/ParseCompat.h"
+#include "frontend/Preamble.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Jobserver.h"
@@ -16,6 +17,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -23,6 +25,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
+#include <future>
 #include <memory>
 #include <system_error>
 
@@ -144,6 +147,7 @@ public:
   // Sema, once it exists, says whether a diagnostic comes from inside a function body.
   void attach(clang::CompilerInstance& ci) { Instance = &ci; }
   unsigned hidden() const { return Hidden; }
+  bool serializationIssue() const { return SerializationIssue; }
 
   void BeginSourceFile(const clang::LangOptions& language,
                        const clang::Preprocessor* preprocessor) override {
@@ -155,6 +159,8 @@ public:
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic& info) override {
     unsigned id = info.getID();
+    if (id >= clang::diag::DIAG_START_SERIALIZATION && id < clang::diag::DIAG_START_LEX)
+      SerializationIssue = true; // a precompiled preamble Clang would not load
     if (id == clang::diag::warn_drv_new_cuda_version ||
         id == clang::diag::warn_drv_partially_supported_cuda_version)
       return;
@@ -194,17 +200,18 @@ private:
   clang::CompilerInstance* Instance = nullptr;
   bool LastHidden = false;
   unsigned Hidden = 0;
+  bool SerializationIssue = false;
 };
 
 // What the parse of one input sees of the compiler (frontend/CompilerView.h): nvcc's view and
 // the folders that keep Clang's.
 struct ParseView {
-  const MacroValues& nvcc;
+  PendingMacroValues nvcc;
   ViewFolders folders;
 };
 
 ParseView parseView(const std::vector<std::string>& commandLine, const FrontendOptions& options,
-                    const CudaToolkit& toolkit, const MacroValues& nvccView) {
+                    const CudaToolkit& toolkit, PendingMacroValues nvccView) {
   ParseView view{nvccView, {}};
   // Clang's headers, the toolkit's (CCCL, whatever folder finds it) and tlc's compatibility
   // header are never a library of the user's.
@@ -219,15 +226,37 @@ ParseView parseView(const std::vector<std::string>& commandLine, const FrontendO
 class ExtractAction : public clang::ASTFrontendAction {
 public:
   ExtractAction(TranslationUnitFacts& facts, llvm::raw_ostream& diagnostics,
-                ParseDiagnostics& filter, const ParseView& view)
-      : Facts(facts), Diagnostics(diagnostics), Filter(filter), View(view) {}
+                ParseDiagnostics& filter, const ParseView& view, const Preamble* preamble,
+                bool& loaded)
+      : Facts(facts), Diagnostics(diagnostics), Filter(filter), View(view), Preamble(preamble),
+        Loaded(loaded) {}
+
+  // With a preamble, Clang loads it in place of the -include files it holds.
+  bool BeginInvocation(clang::CompilerInstance& ci) override {
+    if (!Preamble)
+      return true;
+    clang::PreprocessorOptions& preprocessor = ci.getPreprocessorOpts();
+    if (!startsWithPreambleIncludes(preprocessor.Includes))
+      return false;
+    preprocessor.Includes.erase(preprocessor.Includes.begin(), preprocessor.Includes.begin() + 2);
+    preprocessor.ImplicitPCHInclude = Preamble->pch;
+    return true;
+  }
 
   // Clang prints "N errors generated" to its verbose stream; keep it with this unit's messages.
   bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
     ci.setVerboseOutputStream(Diagnostics);
     Filter.attach(ci);
-    installCompilerView(ci, View.nvcc, View.folders);
     return true;
+  }
+
+  // Once the preamble, if any, is loaded (after BeginSourceFileAction), before the input's
+  // first line: the view switching reads the identity macros as the preamble left them.
+  void ExecuteAction() override {
+    clang::CompilerInstance& ci = getCompilerInstance();
+    Loaded = !Preamble || (ci.hasASTContext() && ci.getASTContext().getExternalSource());
+    installCompilerView(ci, View.nvcc, View.folders);
+    ASTFrontendAction::ExecuteAction();
   }
 
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
@@ -240,6 +269,8 @@ private:
   llvm::raw_ostream& Diagnostics;
   ParseDiagnostics& Filter;
   const ParseView& View;
+  const tlc::Preamble* Preamble;
+  bool& Loaded; // the preamble, if any, was loaded
 };
 
 // Why the parse does not open a file, for Clang's "cannot open file 'x': ..." at the #include.
@@ -317,6 +348,7 @@ bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& to
   auto virtualFiles = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   virtualFiles->addFile(parseCompatHeaderPath(), 0,
                         llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));
+  virtualFiles->addFile(preambleInputPath(), 0, llvm::MemoryBuffer::getMemBufferCopy(""));
   overlay->pushOverlay(virtualFiles);
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(
       new clang::FileManager(clang::FileSystemOptions(), overlay));
@@ -330,10 +362,13 @@ struct UnitOutcome {
   TranslationUnitFacts facts;
   std::string diagnostics;
   unsigned errors = 0;
+  bool preambleRefused = false; // Clang would not load the preamble: parse again without it
 };
 
-UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
-                     const CudaToolkit& toolkit, const MacroValues& nvccView) {
+// One parse of `input` under `commandLine`, with `preamble` loaded if there is one.
+UnitOutcome parseUnit(const std::string& input, const FrontendOptions& options,
+                      const std::vector<std::string>& commandLine, const CudaToolkit& toolkit,
+                      const ParseView& view, const Preamble* preamble) {
   UnitOutcome outcome;
   outcome.facts.input = input;
   outcome.facts.declarationsOnly = options.declarationsOnly;
@@ -343,30 +378,71 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
   clang::DiagnosticOptions diagnosticOptions;
   diagnosticOptions.ShowColors = options.color;
   clang::TextDiagnosticPrinter printer(diagnosticsStream, diagnosticOptions);
-
-  // LLVM's overlay file system takes the working folder as given: one removed under tlc would
-  // end it in "out of memory".
-  if (auto folder = llvm::vfs::getRealFileSystem()->getCurrentWorkingDirectory(); !folder) {
-    outcome.diagnostics = "tlc: error: cannot parse " + input +
-                          ": cannot read the working folder (" + folder.getError().message() +
-                          "; was it removed?)\n";
-    outcome.errors = 1;
-    return outcome;
-  }
   ParseDiagnostics filter(printer, options.verbose, outcome.facts);
-  std::vector<std::string> commandLine = clangCommandLine(input, options, toolkit);
-  ParseView view = parseView(commandLine, options, toolkit, nvccView);
-  bool ok =
-      runParse(commandLine, toolkit,
-               std::make_unique<ExtractAction>(outcome.facts, diagnosticsStream, filter, view),
-               filter, diagnosticOptions);
+  bool loaded = false;
+  bool ok = runParse(commandLine, toolkit,
+                     std::make_unique<ExtractAction>(outcome.facts, diagnosticsStream, filter, view,
+                                                     preamble, loaded),
+                     filter, diagnosticOptions);
   outcome.errors = filter.getNumErrors();
   // Clang counts the errors it was told to keep quiet about too; only a failure that printed
   // nothing at all (the driver's own) fails the parse here.
   if (!ok && outcome.errors == 0 && filter.hidden() == 0)
     outcome.errors = 1;
   diagnosticsStream.flush();
+  outcome.preambleRefused = preamble && (!loaded || filter.serializationIssue());
+  outcome.facts.fromPreamble = preamble && !outcome.preambleRefused;
+  if (outcome.facts.fromPreamble && !outcome.facts.filesRead.empty()) {
+    std::vector<std::string>& files = outcome.facts.filesRead;
+    files.insert(files.end(), preamble->files.begin(), preamble->files.end());
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+  }
   return outcome;
+}
+
+// The preamble of `commandLine` in `dir`, made there first if it is not (Preamble.h).
+std::optional<Preamble> preambleFor(const std::string& dir,
+                                    const std::vector<std::string>& commandLine,
+                                    const CudaToolkit& toolkit, const ParseView& view) {
+  std::string stem = preambleStem(dir, commandLine, toolkit);
+  if (auto found = findPreamble(stem))
+    return found;
+  if (!preambleWanted(stem))
+    return std::nullopt;
+  std::vector<std::string> emptyInput = commandLine;
+  emptyInput.back() = preambleInputPath();
+  PreambleOutput made;
+  clang::DiagnosticOptions diagnosticOptions;
+  clang::IgnoringDiagConsumer quiet; // the parse without a preamble shows what matters
+  runParse(emptyInput, toolkit, makePreambleAction(made, view.folders), quiet, diagnosticOptions);
+  return storePreamble(stem, made);
+}
+
+UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
+                     const CudaToolkit& toolkit, const PendingMacroValues& nvccView) {
+  // LLVM's overlay file system takes the working folder as given: one removed under tlc would
+  // end it in "out of memory".
+  if (auto folder = llvm::vfs::getRealFileSystem()->getCurrentWorkingDirectory(); !folder) {
+    UnitOutcome outcome;
+    outcome.facts.input = input;
+    outcome.diagnostics = "tlc: error: cannot parse " + input +
+                          ": cannot read the working folder (" + folder.getError().message() +
+                          "; was it removed?)\n";
+    outcome.errors = 1;
+    return outcome;
+  }
+  std::vector<std::string> commandLine = clangCommandLine(input, options, toolkit);
+  ParseView view = parseView(commandLine, options, toolkit, nvccView);
+  // -v shows Clang's remarks about every header, which a preamble made earlier does not repeat.
+  if (!options.preambleDir.empty() && !options.verbose)
+    if (auto preamble = preambleFor(options.preambleDir, commandLine, toolkit, view)) {
+      UnitOutcome outcome = parseUnit(input, options, commandLine, toolkit, view, &*preamble);
+      if (!outcome.preambleRefused)
+        return outcome;
+      discardPreamble(*preamble);
+    }
+  return parseUnit(input, options, commandLine, toolkit, view, nullptr);
 }
 
 } // namespace
@@ -383,7 +459,9 @@ llvm::Expected<MacroValues> macrosInUserCode(const std::string& input,
   clang::DiagnosticOptions diagnosticOptions;
   clang::TextDiagnosticPrinter printer(stream, diagnosticOptions);
   std::vector<std::string> commandLine = clangCommandLine(input, options, toolkit);
-  ParseView view = parseView(commandLine, options, toolkit, *nvccView);
+  std::promise<MacroValues> known;
+  known.set_value(std::move(*nvccView));
+  ParseView view = parseView(commandLine, options, toolkit, known.get_future().share());
   MacroValues found;
   if (!runParse(commandLine, toolkit,
                 std::make_unique<MacroProbeAction>(view, names, found, stream), printer,
@@ -411,21 +489,32 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
 
   JobSlots ownSlots(effectiveJobs(options.jobs), processJobserver());
   JobSlots& pool = slots ? *slots : ownSlots;
-  // One nvcc run, which counts against the job limit as every tool does.
-  auto nvccView = [&] {
+  // One nvcc run, beside the parses where the job limit leaves a slot for both: they wait for
+  // its answer only once past their preamble (CompilerView.h). It takes its slot before any
+  // parse takes one, so parses waiting for it never hold every slot it could run in.
+  std::promise<MacroValues> nvccView;
+  std::promise<void> slotTaken;
+  auto query = std::async(std::launch::async, [&]() -> llvm::Error {
     SlotGuard slot(pool);
-    return nvccCompilerView(toolkit, options.nvccFlags);
-  }();
-  if (!nvccView)
-    return nvccView.takeError();
+    slotTaken.set_value();
+    auto values = nvccCompilerView(toolkit, options.nvccFlags);
+    nvccView.set_value(values ? std::move(*values) : MacroValues());
+    return values.takeError();
+  });
+  slotTaken.get_future().wait();
+  PendingMacroValues pending = nvccView.get_future().share();
   std::vector<UnitOutcome> outcomes(inputs.size());
   std::vector<std::function<void()>> tasks;
   for (size_t i = 0; i < inputs.size(); ++i)
     tasks.push_back([&, i] {
       SlotGuard slot(pool);
-      outcomes[i] = parseOne(inputs[i], options, toolkit, *nvccView);
+      outcomes[i] = parseOne(inputs[i], options, toolkit, pending);
     });
   runConcurrently(std::move(tasks));
+  // Without nvcc's view the parses saw no compiler at all: the query's error is the build's,
+  // their diagnostics are not shown.
+  if (llvm::Error error = query.get())
+    return error;
 
   unsigned errors = 0;
   std::vector<TranslationUnitFacts> units;

@@ -35,6 +35,8 @@ struct FrontendOptions {
   unsigned jobs = 0;          // parallel jobs (-j); 0 = effectiveJobs()'s default
   bool color = false;         // ANSI colors in diagnostics
   bool verbose = false;       // show Clang's diagnostics that nvcc does not share
+  // Where the parse keeps its precompiled preamble (frontend/Preamble.h); "": it makes none.
+  std::string preambleDir;
   // The inputs are headers of declarations for kernels of given device images
   // (builder/ImageInputs.h): a kernel declared without a body in them is one to launch.
   bool declarationsOnly = false;

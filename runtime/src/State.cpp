@@ -34,17 +34,17 @@ bool builtImage(const ModuleState& state) {
 } // namespace
 
 ModuleState* stateOf(Module& module) {
-  if (ModuleState* state = module.state.load(std::memory_order_acquire))
+  if (ModuleState* state = __atomic_load_n(&module.state, __ATOMIC_ACQUIRE))
     return state;
   std::lock_guard<std::mutex> lock(gStateCreation);
-  ModuleState* state = module.state.load(std::memory_order_relaxed);
+  ModuleState* state = __atomic_load_n(&module.state, __ATOMIC_RELAXED);
   if (!state) {
     state = new (std::nothrow) ModuleState;
     if (!state) {
       fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
       return nullptr;
     }
-    module.state.store(state, std::memory_order_release);
+    __atomic_store_n(&module.state, state, __ATOMIC_RELEASE);
   }
   return state;
 }
@@ -570,7 +570,7 @@ tlc_status activate(Module& module, int ordinal, ActiveDevice& active) {
 }
 
 tlc_status unloadModule(Module& module) {
-  ModuleState* state = module.state.load(std::memory_order_acquire);
+  ModuleState* state = __atomic_load_n(&module.state, __ATOMIC_ACQUIRE);
   if (!state)
     return TLC_SUCCESS;
   std::lock_guard<std::mutex> lock(state->mutex);

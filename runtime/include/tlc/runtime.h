@@ -6,8 +6,6 @@
 
 #include "tlc/launcher.h"
 
-#include <atomic>
-
 namespace tlc::runtime {
 
 // One entry of the device image: SASS for one arch, or PTX the driver JIT-compiles.
@@ -69,7 +67,10 @@ struct Module {
   const KernelInfo* kernels;
   int kernelCount;
   const TensorMapInfo* tensorMaps;
-  std::atomic<ModuleState*> state{nullptr};
+  // Made once, then read without a lock: only through the atomic builtins (State.cpp). Not a
+  // std::atomic, so that generated code does not parse <atomic>, a fifth of the launcher's
+  // compile in every build; the layout is the same.
+  ModuleState* state = nullptr;
 };
 
 // Launchers. `args` holds one pointer per kernel parameter, as for cuLaunchKernel.

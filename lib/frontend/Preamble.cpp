@@ -1,0 +1,238 @@
+// The parse's precompiled preamble: made, kept in the cache and found again (Preamble.h).
+#include "frontend/Preamble.h"
+
+#include "frontend/Extractor.h"
+#include "frontend/ParseCompat.h"
+#include "support/Files.h"
+#include "support/Hashing.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Serialization/ASTWriter.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <functional>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+namespace tlc {
+
+namespace {
+
+constexpr const char* WrapperHeader = "__clang_cuda_runtime_wrapper.h";
+constexpr size_t KeptPreambles = 8;
+
+// A file's identity as the preamble records it: size, modification and change times, device and
+// inode ("" when it cannot be read). A header rewritten, replaced or touched is another.
+std::string identityOf(const std::string& path) {
+  struct stat status{};
+  if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode))
+    return "";
+  auto nanoseconds = [](const timespec& time) {
+    return std::to_string(time.tv_sec) + "." + std::to_string(time.tv_nsec);
+  };
+  return std::to_string(status.st_size) + " " + nanoseconds(status.st_mtim) + " " +
+         nanoseconds(status.st_ctim) + " " + std::to_string(status.st_dev) + " " +
+         std::to_string(status.st_ino);
+}
+
+// The consumer that asks for the bodies the extractor skips and nothing more.
+class SkipAsTheParseDoes : public clang::ASTConsumer {
+public:
+  explicit SkipAsTheParseDoes(const clang::SourceManager& sources) : Sources(sources) {}
+  bool shouldSkipFunctionBody(clang::Decl* decl) override { return skipsBodyOf(decl, Sources); }
+
+private:
+  const clang::SourceManager& Sources;
+};
+
+// GeneratePCHAction's work, into memory: the preamble of an empty input, with the parse's
+// command line but only the -include files a preamble holds.
+class MakePreamble : public clang::ASTFrontendAction {
+public:
+  MakePreamble(PreambleOutput& out, ViewFolders folders) : Out(out), Folders(std::move(folders)) {}
+
+  bool BeginInvocation(clang::CompilerInstance& ci) override {
+    std::vector<std::string>& includes = ci.getPreprocessorOpts().Includes;
+    if (!startsWithPreambleIncludes(includes))
+      return false;
+    includes.resize(2);
+    return true;
+  }
+
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    ci.getLangOpts().CompilingPCH = true;
+    return true;
+  }
+
+  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
+  bool hasASTFileSupport() const override { return false; }
+
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef) override {
+    Buffer = std::make_shared<clang::PCHBuffer>();
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(std::make_unique<clang::PCHGenerator>(
+        ci.getPreprocessor(), ci.getModuleCache(), "", "", Buffer, ci.getCodeGenOpts(),
+        ci.getFrontendOpts().ModuleFileExtensions));
+    consumers.push_back(std::make_unique<SkipAsTheParseDoes>(ci.getSourceManager()));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
+  }
+
+  void EndSourceFileAction() override {
+    clang::CompilerInstance& ci = getCompilerInstance();
+    if (!Buffer || !Buffer->IsComplete || ci.getDiagnostics().hasErrorOccurred())
+      return;
+    std::vector<std::string> files;
+    const clang::SourceManager& sources = ci.getSourceManager();
+    for (auto it = sources.fileinfo_begin(); it != sources.fileinfo_end(); ++it) {
+      llvm::StringRef name = it->first.getName();
+      if (name != parseCompatHeaderPath() && name != preambleInputPath())
+        files.push_back(name.str());
+    }
+    if (!allOfClangView(ci, files, Folders))
+      return;
+    std::sort(files.begin(), files.end());
+    Out.files = std::move(files);
+    Out.pch.assign(Buffer->Data.begin(), Buffer->Data.end());
+  }
+
+private:
+  PreambleOutput& Out;
+  ViewFolders Folders;
+  std::shared_ptr<clang::PCHBuffer> Buffer;
+};
+
+// Keeps the `kept` preambles of `dir` used last (by their listings' times, which findPreamble
+// renews): each is some 8 MB, and every distinct command line (a compilation database's
+// per-file macros) makes one.
+void keepRecentPreambles(const std::string& dir, size_t kept) {
+  std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> listings;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::sys::fs::file_status status;
+    if (llvm::StringRef(it->path()).ends_with(".files") &&
+        !llvm::sys::fs::status(it->path(), status))
+      listings.push_back({status.getLastModificationTime(), it->path()});
+  }
+  if (listings.size() <= kept)
+    return;
+  std::sort(listings.begin(), listings.end(), std::greater<>());
+  for (size_t i = kept; i < listings.size(); ++i) {
+    llvm::StringRef stem = llvm::StringRef(listings[i].second).drop_back(6); // ".files"
+    llvm::sys::fs::remove(listings[i].second);
+    llvm::sys::fs::remove(stem + ".pch");
+  }
+}
+
+} // namespace
+
+const char* preambleInputPath() {
+  static const std::string path =
+      llvm::sys::path::parent_path(parseCompatHeaderPath()).str() + "/tlc_preamble.cu";
+  return path.c_str();
+}
+
+bool startsWithPreambleIncludes(const std::vector<std::string>& includes) {
+  return includes.size() >= 2 && includes[0] == WrapperHeader &&
+         includes[1] == parseCompatHeaderPath();
+}
+
+std::string preambleStem(const std::string& dir, const std::vector<std::string>& commandLine,
+                         const CudaToolkit& toolkit) {
+  std::string material = "tlc " + std::string(tlcVersion()) + "\nclang " + clangVersion() + "\n";
+  for (size_t i = 0; i + 1 < commandLine.size(); ++i) // not the input
+    material += "arg " + commandLine[i] + "\n";
+  material += "compat\n" + parseCompatHeader(toolkit);
+  return dir + "/" + sha256Hex(material).substr(0, 40);
+}
+
+std::optional<Preamble> findPreamble(const std::string& stem) {
+  // Made by this user and changeable by nobody else, as the cache's entries are (a folder a
+  // group shares holds its members' preambles, which each member then makes again).
+  for (const std::string& file : {stem + ".files", stem + ".pch"}) {
+    struct stat status{};
+    if (::lstat(file.c_str(), &status) != 0 || !S_ISREG(status.st_mode) ||
+        status.st_uid != ::geteuid() || (status.st_mode & (S_IWGRP | S_IWOTH)))
+      return std::nullopt;
+  }
+  auto listing = readFile(stem + ".files");
+  if (!listing) {
+    llvm::consumeError(listing.takeError());
+    return std::nullopt;
+  }
+  Preamble preamble{stem + ".pch", {}};
+  llvm::SmallVector<llvm::StringRef, 256> lines;
+  llvm::StringRef(*listing).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    auto [identity, file] = line.split('\t');
+    if (file.empty() || identityOf(file.str()) != identity)
+      return std::nullopt;
+    preamble.files.push_back(file.str());
+  }
+  if (preamble.files.empty() || !llvm::sys::fs::exists(preamble.pch))
+    return std::nullopt;
+  // Used now: the last to go (keepRecentPreambles).
+  ::utimensat(AT_FDCWD, (stem + ".files").c_str(), nullptr, 0);
+  return preamble;
+}
+
+bool preambleWanted(const std::string& stem) {
+  std::string mark = stem + ".seen";
+  if (llvm::sys::fs::exists(mark))
+    return true;
+  if (!llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stem), true,
+                                         llvm::sys::fs::owner_all))
+    llvm::consumeError(writeFile(mark, "", 0600));
+  return false;
+}
+
+std::unique_ptr<clang::FrontendAction> makePreambleAction(PreambleOutput& out,
+                                                          const ViewFolders& folders) {
+  return std::make_unique<MakePreamble>(out, folders);
+}
+
+std::optional<Preamble> storePreamble(const std::string& stem, const PreambleOutput& made) {
+  if (made.pch.empty() || made.files.empty())
+    return std::nullopt;
+  std::string listing;
+  for (const std::string& file : made.files) {
+    std::string identity = identityOf(file);
+    if (identity.empty() || file.find_first_of("\t\n") != std::string::npos)
+      return std::nullopt;
+    listing += identity + "\t" + file + "\n";
+  }
+  if (llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stem), true,
+                                        llvm::sys::fs::owner_all))
+    return std::nullopt;
+  // The precompiled file first: a listing names a preamble only once it is there whole.
+  if (llvm::Error error = writeFile(stem + ".pch", made.pch, 0600)) {
+    llvm::consumeError(std::move(error));
+    return std::nullopt;
+  }
+  if (llvm::Error error = writeFile(stem + ".files", listing, 0600)) {
+    llvm::consumeError(std::move(error));
+    return std::nullopt;
+  }
+  keepRecentPreambles(llvm::sys::path::parent_path(stem).str(), KeptPreambles);
+  return Preamble{stem + ".pch", made.files};
+}
+
+void discardPreamble(const Preamble& preamble) {
+  llvm::StringRef stem = llvm::StringRef(preamble.pch).drop_back(4); // ".pch"
+  llvm::sys::fs::remove(stem + ".files");
+  llvm::sys::fs::remove(preamble.pch);
+}
+
+} // namespace tlc

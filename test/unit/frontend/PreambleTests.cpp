@@ -1,0 +1,225 @@
+// The parse's precompiled preamble (frontend/Preamble.h): a parse that makes one and a parse
+// that loads it see exactly what a parse without one sees, and a preamble that is stale, foreign,
+// corrupt or holds a file of nvcc's view is never used and never an error.
+#include "TestSupport.h"
+
+#include "frontend/Frontend.h"
+#include "frontend/Preamble.h"
+#include "model/ModelJson.h"
+#include "support/Files.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+
+using namespace tlc;
+using namespace tlc::test;
+
+namespace {
+
+CudaToolkit toolkitInUse() {
+  auto toolkit = findCudaToolkit("");
+  REQUIRE_EXPECTED(toolkit);
+  return *toolkit;
+}
+
+struct Parsed {
+  std::string module; // the model's JSON
+  std::vector<std::string> filesRead;
+  bool preamble = false;
+  std::string diagnostics;
+};
+
+Parsed parse(const std::string& input, FrontendOptions options) {
+  std::string diagnostics;
+  llvm::raw_string_ostream stream(diagnostics);
+  auto units = parseInputs({input}, options, toolkitInUse(), stream);
+  REQUIRE_EXPECTED(units);
+  REQUIRE(units->size() == 1);
+  TranslationUnitFacts& unit = units->front();
+  auto analysis = analyze({input}, options, toolkitInUse());
+  REQUIRE_EXPECTED(analysis);
+  return {toJson(analysis->module).dump(1), unit.filesRead, unit.fromPreamble, diagnostics};
+}
+
+// The preambles `dir` holds (their precompiled files).
+std::vector<std::string> preamblesIn(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".pch"))
+      found.push_back(it->path());
+  return found;
+}
+
+} // namespace
+
+TEST_CASE("a parse with a preamble sees what a parse without one sees", "[preamble]") {
+  struct Case {
+    const char* input;
+    std::vector<std::string> args;
+  } cases[] = {
+      {"parity/clang_hidden_kernel.cu", {"-I", fixture("parity/compiler")}}, // the view switch
+      {"parity/clang_struct_layout.cu", {}},
+      {"parity/library_instances.cu", {"-I" + fixture("parity/system")}}, // a library's kernels
+      {"parity/template_bodies.cu", {}},
+      {"parity/cuda_types.cu", {}},
+      {"parity/host_headers.cu", {}},
+      {"tma/valid.cu", {}},
+  };
+  std::string dir = scratchDir("preamble-same");
+  for (const Case& c : cases) {
+    INFO(c.input);
+    FrontendOptions options = frontendFor("sm_90a");
+    options.extraArgs = c.args;
+    std::string input = fixture(c.input);
+    Parsed plain = parse(input, options);
+    CHECK(!plain.preamble);
+    options.preambleDir = dir;
+    // The first parse of a command line leaves a mark, the second makes the preamble and
+    // loads it (analyze() in parse()), the parses after load it.
+    parse(input, options);
+    Parsed loading = parse(input, options);
+    CHECK(loading.preamble);
+    CHECK(loading.module == plain.module);
+    CHECK(loading.filesRead == plain.filesRead);
+    CHECK(loading.diagnostics == plain.diagnostics);
+  }
+  // One per command line but the input: the five without flags of their own share one.
+  CHECK(preamblesIn(dir).size() == 3);
+}
+
+TEST_CASE("a corrupt or foreign preamble is not used, not an error, and made again", "[preamble]") {
+  std::string dir = scratchDir("preamble-bad");
+  std::string input = fixture("parity/clang_struct_layout.cu");
+  FrontendOptions options = frontendFor("sm_90a");
+  Parsed plain = parse(input, options);
+  options.preambleDir = dir;
+  parse(input, options);
+  std::vector<std::string> made = preamblesIn(dir);
+  REQUIRE(made.size() == 1);
+
+  SECTION("corrupt") {
+    REQUIRE(!writeFile(made[0], "not a precompiled header"));
+  }
+  SECTION("cut short") {
+    auto whole = readFile(made[0]);
+    REQUIRE_EXPECTED(whole);
+    REQUIRE(!writeFile(made[0], whole->substr(0, whole->size() / 2)));
+  }
+  SECTION("a byte changed near its end") { // past the blocks Clang checks when it loads it
+    auto whole = readFile(made[0]);
+    REQUIRE_EXPECTED(whole);
+    std::string changed = *whole;
+    changed[changed.size() - 4096] ^= 0x5a;
+    REQUIRE(!writeFile(made[0], changed));
+  }
+  SECTION("made for another arch") {
+    FrontendOptions other = frontendFor("sm_80");
+    other.preambleDir = scratchDir("preamble-other");
+    parse(input, other);
+    std::vector<std::string> foreign = preamblesIn(other.preambleDir);
+    REQUIRE(foreign.size() == 1);
+    REQUIRE(!copyFile(foreign[0], made[0]));
+  }
+  std::string diagnostics;
+  llvm::raw_string_ostream stream(diagnostics);
+  auto units = parseInputs({input}, options, toolkitInUse(), stream);
+  REQUIRE_EXPECTED(units);
+  CHECK(!units->front().fromPreamble);
+  CHECK(diagnostics.empty());
+  CHECK(units->front().filesRead == plain.filesRead);
+  // Refused, it was removed; the next parse makes it again and loads it.
+  Parsed again = parse(input, options);
+  CHECK(again.preamble);
+  CHECK(again.module == plain.module);
+}
+
+TEST_CASE("a preamble holding a file of nvcc's view is not kept", "[preamble]") {
+  // A folder of the user's ahead of the C++ library's: the CUDA wrapper's <cmath> is the user's
+  // file, which a parse sees in nvcc's view.
+  std::string folder = scratchDir("preamble-shadow");
+  REQUIRE(!writeFile(folder + "/cmath", "#include_next <cmath>\n"));
+  FrontendOptions options = frontendFor("sm_90a");
+  options.extraArgs = {"-I", folder};
+  options.preambleDir = scratchDir("preamble-shadow-dir");
+  std::string input = fixture("parity/clang_struct_layout.cu");
+  Parsed parsed = parse(input, options);
+  CHECK(!parsed.preamble);
+  CHECK(preamblesIn(options.preambleDir).empty());
+}
+
+TEST_CASE("a preamble is stale once a file it read changes", "[preamble]") {
+  std::string folder = scratchDir("preamble-stale");
+  std::string header = folder + "/read.h";
+  REQUIRE(!writeFile(header, "int x;\n"));
+  PreambleOutput made{"bytes", {header}};
+  std::string stem = folder + "/key";
+  REQUIRE(storePreamble(stem, made));
+  REQUIRE(findPreamble(stem));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20)); // another modification time
+  REQUIRE(!writeFile(header, "int y;\n"));
+  CHECK(!findPreamble(stem));
+}
+
+TEST_CASE("a preamble others could have changed is not used", "[preamble]") {
+  std::string folder = scratchDir("preamble-writable");
+  std::string header = folder + "/read.h";
+  REQUIRE(!writeFile(header, "int x;\n"));
+  std::string stem = folder + "/key";
+  REQUIRE(storePreamble(stem, {"bytes", {header}}));
+  REQUIRE(findPreamble(stem));
+  for (const char* suffix : {".pch", ".files"}) {
+    INFO(suffix);
+    REQUIRE(!llvm::sys::fs::setPermissions(stem + suffix, llvm::sys::fs::perms(0666)));
+    CHECK(!findPreamble(stem));
+    REQUIRE(!llvm::sys::fs::setPermissions(stem + suffix, llvm::sys::fs::perms(0644)));
+    CHECK(findPreamble(stem));
+  }
+}
+
+TEST_CASE("a cache keeps the eight preambles used last", "[preamble]") {
+  std::string dir = scratchDir("preamble-kept");
+  std::string header = dir + "/read.h";
+  REQUIRE(!writeFile(header, "int x;\n"));
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(storePreamble(dir + "/key" + std::to_string(i), {"bytes", {header}}));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // another modification time
+    if (i == 2) { // the oldest but one, used again: kept
+      REQUIRE(findPreamble(dir + "/key1"));
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  CHECK(preamblesIn(dir).size() == 8);
+  CHECK(!findPreamble(dir + "/key0"));
+  CHECK(findPreamble(dir + "/key1"));
+  CHECK(!findPreamble(dir + "/key2"));
+  CHECK(findPreamble(dir + "/key9"));
+}
+
+TEST_CASE("a preamble is made by the second parse of a command line, not the first", "[preamble]") {
+  FrontendOptions options = frontendFor("sm_90a");
+  options.preambleDir = scratchDir("preamble-second");
+  std::string input = fixture("parity/clang_struct_layout.cu");
+  std::string diagnostics;
+  llvm::raw_string_ostream stream(diagnostics);
+  for (bool expected : {false, true, true}) {
+    auto units = parseInputs({input}, options, toolkitInUse(), stream);
+    REQUIRE_EXPECTED(units);
+    CHECK(units->front().fromPreamble == expected);
+    CHECK(preamblesIn(options.preambleDir).size() == (expected ? 1u : 0u));
+  }
+}
+
+TEST_CASE("a verbose parse (-v) makes and loads no preamble", "[preamble]") {
+  FrontendOptions options = frontendFor("sm_90a");
+  options.verbose = true;
+  options.preambleDir = scratchDir("preamble-verbose");
+  Parsed parsed = parse(fixture("parity/clang_struct_layout.cu"), options);
+  CHECK(!parsed.preamble);
+  CHECK(preamblesIn(options.preambleDir).empty());
+}
