@@ -1,7 +1,7 @@
-/* test/gpu images_ptx: the launcher of hand-written PTX (test/fixtures/images/scale.ptx.in) that tlc
- * assembled with ptxas, typed from scale.h. Two modules: one with SASS for this GPU's target (and
- * the PTX), one with the PTX alone (compute_80), which the driver JIT-compiles here. Each scales
- * random data; every element is checked against the CPU. */
+/* test/gpu images_ptx: the launcher of hand-written PTX (test/fixtures/images/scale.ptx.in) that
+ * tlc assembled with ptxas, typed from scale.h. Two modules: one with SASS for this GPU's target
+ * (and the PTX), one with the PTX alone (compute_80), which the driver JIT-compiles here. Each
+ * scales random data; every element is checked against the CPU. */
 #include "scale_jit.h"
 #include "scale_sass.h"
 
