@@ -10,6 +10,8 @@
 #include "support/Process.h"
 #include "toolchain/Toolchain.h"
 
+#include "llvm/Support/Process.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -23,7 +25,11 @@ namespace {
 std::string nvccCubin(const std::string& arch) {
   auto toolkit = findCudaToolkit("");
   REQUIRE_EXPECTED(toolkit);
-  std::string out = scratchDir("image-inputs-" + arch) + "/vector.cubin";
+  // Per process: CTest runs this file's tests as processes side by side, and scratchDir empties
+  // its folder.
+  std::string out = scratchDir("image-inputs-" + arch + "-" +
+                               std::to_string(llvm::sys::Process::getProcessId())) +
+                    "/vector.cubin";
   auto compiled = runCommand(
       {toolkit->nvcc, "-cubin", "-arch=" + arch, fixture("images/vector.cu"), "-o", out});
   REQUIRE_EXPECTED(compiled);

@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 
 #include <catch2/catch.hpp>
 
@@ -119,10 +120,13 @@ BuildOptions buildOptions(std::vector<std::string> args) {
   return options;
 }
 
-// vadd's image for sm_90a as nvcc makes it, made once.
+// vadd's image for sm_90a as nvcc makes it, made once per process: CTest runs these tests as
+// processes side by side, and scratchDir empties its folder, so each process has its own.
 const std::string& vaddCubin() {
   static const std::string cubin = [] {
-    std::string file = scratchDir("conductor-cubin") + "/vadd.cubin";
+    std::string file =
+        scratchDir("conductor-cubin-" + std::to_string(llvm::sys::Process::getProcessId())) +
+        "/vadd.cubin";
     CommandResult made =
         run({TLC_NVCC, "-cubin", "-arch=sm_90a", sample("vadd/vadd.cu"), "-o", file});
     REQUIRE(made.exitCode == 0);
