@@ -82,6 +82,8 @@ std::vector<std::string> commandLine(const std::string& input, const FrontendOpt
   if (!forEditor) {
     args.push_back("-Xclang");
     args.push_back("-skip-function-bodies");
+    for (const char* define : textureIntrinsicsStandIn())
+      args.push_back(define);
   }
   for (std::string& define :
        nvccPredefines(toolkit.release, options.relocatable, options.nvccFlags))
@@ -239,7 +241,7 @@ public:
     if (!startsWithPreambleIncludes(preprocessor.Includes))
       return false;
     preprocessor.Includes.erase(preprocessor.Includes.begin(), preprocessor.Includes.begin() + 2);
-    preprocessor.ImplicitPCHInclude = Preamble->pch;
+    preprocessor.ImplicitPCHInclude = preamblePchPath();
     return true;
   }
 
@@ -340,7 +342,7 @@ private:
 // compatibility header laid over it.
 bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& toolkit,
               std::unique_ptr<clang::FrontendAction> action, clang::DiagnosticConsumer& diagnostics,
-              clang::DiagnosticOptions& diagnosticOptions) {
+              clang::DiagnosticOptions& diagnosticOptions, const Preamble* preamble = nullptr) {
   // The real file system (regular files only), with the parse's compatibility header laid over
   // it.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
@@ -349,6 +351,10 @@ bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& to
   virtualFiles->addFile(parseCompatHeaderPath(), 0,
                         llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));
   virtualFiles->addFile(preambleInputPath(), 0, llvm::MemoryBuffer::getMemBufferCopy(""));
+  if (preamble) // the bytes its digest was checked on (Preamble.h)
+    virtualFiles->addFile(preamblePchPath(), 0,
+                          llvm::MemoryBuffer::getMemBuffer(preamble->bytes->getMemBufferRef(),
+                                                           /*RequiresNullTerminator=*/false));
   overlay->pushOverlay(virtualFiles);
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(
       new clang::FileManager(clang::FileSystemOptions(), overlay));
@@ -383,7 +389,7 @@ UnitOutcome parseUnit(const std::string& input, const FrontendOptions& options,
   bool ok = runParse(commandLine, toolkit,
                      std::make_unique<ExtractAction>(outcome.facts, diagnosticsStream, filter, view,
                                                      preamble, loaded),
-                     filter, diagnosticOptions);
+                     filter, diagnosticOptions, preamble);
   outcome.errors = filter.getNumErrors();
   // Clang counts the errors it was told to keep quiet about too; only a failure that printed
   // nothing at all (the driver's own) fails the parse here.

@@ -55,6 +55,12 @@ const std::vector<std::string>& intrinsicsClangLacks() {
   return names;
 }
 
+const std::vector<const char*>& textureIntrinsicsStandIn() {
+  static const std::vector<const char*> defines = {"-D__CLANG_CUDA_TEXTURE_INTRINSICS_H__",
+                                                   "-D__nv_tex_surf_handler(...)=((void)0)"};
+  return defines;
+}
+
 const char* parseCompatHeaderFirstLine() {
   return "// tlc: what nvcc's parse has and Clang's lacks (never given to nvcc).";
 }

@@ -6,7 +6,8 @@
 //   - a header tlc force-includes: the standard headers nvcc's cuda_runtime.h includes for every
 //     file (time.h, assert.h, stdio.h, ...), declarations of the device intrinsics Clang's CUDA
 //     headers lack (__stcs, __ldca, ...), copied from the toolkit's own headers, and #undef of
-//     the macros Clang's CUDA wrapper leaves defined and nvcc never defines (__USE_FAST_MATH__).
+//     the macros Clang's CUDA wrapper leaves defined and nvcc never defines (__USE_FAST_MATH__);
+//   - for tlc's own parse only, a stand-in for Clang's texture intrinsics header (below).
 #pragma once
 
 #include "toolchain/Toolchain.h"
@@ -40,5 +41,12 @@ const char* parseCompatHeaderFirstLine();
 
 // Where the parse sees that header (a virtual file: it is in no depfile, nothing reads it).
 const char* parseCompatHeaderPath();
+
+// -D flags that stand in for Clang's __clang_cuda_texture_intrinsics.h in tlc's own parse (not an
+// editor's): its include guard, and its one macro as a statement that does nothing. That header
+// is a third of a first parse's time (hundreds of template specializations) and gives only what
+// the bodies of CUDA's texture and surface functions expand to; no declaration a kernel's
+// signature can name comes from it.
+const std::vector<const char*>& textureIntrinsicsStandIn();
 
 } // namespace tlc

@@ -12,8 +12,11 @@
 //     view switching of the parse that loads it starts where a parse without it would;
 //   - it skips the bodies the extractor skips (skipsBodyOf, frontend/Extractor.h);
 //   - the files it read are the parse's dependencies too (cache entries, depfiles);
-//   - a preamble that is missing, stale, foreign or corrupt is never an error: the parse runs
-//     without it, and one Clang refuses is removed, to be made again.
+//   - its bytes are checked against a digest kept in its listing before Clang sees them (Clang
+//     loads many a damaged file without a word), and the parse loads those checked bytes;
+//   - a preamble that is missing, stale, foreign or damaged is never an error: it is made again
+//     (or, for a command line not parsed before, the parse runs without it), and one Clang
+//     refuses is removed, to be made again by the next parse.
 // The parse does not use one for -v, whose remarks would lack Clang's own about its headers.
 #pragma once
 
@@ -28,12 +31,19 @@
 namespace clang {
 class FrontendAction;
 }
+namespace llvm {
+class MemoryBuffer;
+class StringRef;
+} // namespace llvm
 
 namespace tlc {
 
 struct Preamble {
   std::string pch;                // the precompiled file
   std::vector<std::string> files; // the files it read, for the parse's dependencies
+  // Its bytes, as checked against the digest its listing keeps: the parse loads these (as the
+  // virtual file preamblePchPath()), never the file again.
+  std::shared_ptr<const llvm::MemoryBuffer> bytes;
 };
 
 // Where the preamble of the parse `commandLine` (its input last) is kept in `dir`: a path
@@ -41,7 +51,12 @@ struct Preamble {
 std::string preambleStem(const std::string& dir, const std::vector<std::string>& commandLine,
                          const CudaToolkit& toolkit);
 
-// The preamble at `stem`, if it is complete and every file it read is as it was then.
+// The first line of a preamble's listing: the digest of its precompiled bytes.
+std::string preambleDigest(llvm::StringRef bytes);
+
+// The preamble at `stem`, if it is complete, its bytes are those it was written with (a digest
+// in its listing: Clang would load many a changed byte without a word), and every file it read
+// is as it was then.
 std::optional<Preamble> findPreamble(const std::string& stem);
 
 // Whether a preamble at `stem` is worth making now: only for a command line parsed before (a
@@ -62,6 +77,8 @@ std::unique_ptr<clang::FrontendAction> makePreambleAction(PreambleOutput& out,
                                                           const ViewFolders& folders);
 // The empty input of that run, a virtual file beside the compatibility header.
 const char* preambleInputPath();
+// Where a parse that loads a preamble sees its checked bytes: a virtual file there too.
+const char* preamblePchPath();
 
 // Writes `made` at `stem` (support/Files: a concurrent maker's rename wins whole); none when
 // there is nothing to keep or it cannot be written.
