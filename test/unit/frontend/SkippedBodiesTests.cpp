@@ -1,0 +1,81 @@
+// skipsBodyOf (frontend/Extractor.h): which function bodies the parse skips. A header's ordinary
+// functions and libstdc++'s special math templates are skipped; a template elsewhere in a system
+// header keeps its body (instantiating it may instantiate a kernel), and so does all of the
+// user's code. Parsed from files in a scratch folder taken as a system folder.
+#include "TestSupport.h"
+
+#include "frontend/Extractor.h"
+#include "support/Files.h"
+#include "toolchain/Toolchain.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+
+using namespace tlc;
+using namespace tlc::test;
+
+namespace {
+
+// Every named function of the parse (templates by their pattern): whether its body is skipped.
+class Decisions : public clang::RecursiveASTVisitor<Decisions> {
+public:
+  explicit Decisions(const clang::SourceManager& sources) : Sources(sources) {}
+  bool VisitFunctionDecl(clang::FunctionDecl* function) {
+    if (function->getIdentifier() && !function->isTemplateInstantiation())
+      Skipped[function->getName().str()] = skipsBodyOf(function, Sources);
+    return true;
+  }
+  const clang::SourceManager& Sources;
+  std::map<std::string, bool> Skipped;
+};
+
+void write(const std::string& path, const std::string& text) {
+  REQUIRE(!llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)));
+  REQUIRE(!writeFile(path, text));
+}
+
+} // namespace
+
+TEST_CASE("the parse skips the bodies of headers' ordinary functions and of libstdc++'s special "
+          "math templates only",
+          "[frontend]") {
+  std::string system = scratchDir("skipped-bodies") + "/include";
+  write(system + "/bits/specfun.h", "template <class T> T beta_like(T x) { return x; }\n"
+                                    "#include <tr1/gamma.tcc>\n");
+  write(system + "/tr1/gamma.tcc", "template <class T> T gamma_like(T x) { return x + 1; }\n");
+  write(system + "/bits/algo.h", "template <class T, class F> void each_like(T* p, F f) { f(*p); }\n"
+                                 "inline int plain_inline(int x) { return x * 2; }\n");
+  write(system + "/other/gamma.tcc", "template <class T> T not_tr1(T x) { return x; }\n");
+  std::string code = "#include <bits/specfun.h>\n#include <bits/algo.h>\n#include "
+                     "<other/gamma.tcc>\n"
+                     "template <class T> void user_template(T* p) { *p = T(); }\n"
+                     "void user_function(int* p) { *p = 1; }\n";
+  std::unique_ptr<clang::ASTUnit> unit = clang::tooling::buildASTFromCodeWithArgs(
+      code,
+      {"-x", "c++", "-std=c++17", "-isystem", system, "-resource-dir", clangResourceDir(),
+       "-Wno-everything"},
+      scratchDir("skipped-bodies-input") + "/user.cpp");
+  REQUIRE(unit);
+  Decisions decisions(unit->getSourceManager());
+  decisions.TraverseDecl(unit->getASTContext().getTranslationUnitDecl());
+  std::map<std::string, bool> expected = {
+      {"beta_like", true},     {"gamma_like", true}, {"plain_inline", true},
+      {"each_like", false},    {"not_tr1", false},   {"user_template", false},
+      {"user_function", false},
+  };
+  for (const auto& [name, skipped] : expected) {
+    INFO(name);
+    REQUIRE(decisions.Skipped.count(name));
+    CHECK(decisions.Skipped.at(name) == skipped);
+  }
+}
