@@ -56,6 +56,25 @@ std::vector<std::string> preamblesIn(const std::string& dir) {
   return found;
 }
 
+// A parse without a preamble, and the preamble the second parse with one made in a scratch
+// folder named `name`, for the tests that damage it.
+struct Made {
+  std::string input = fixture("parity/clang_struct_layout.cu");
+  FrontendOptions options = frontendFor("sm_90a");
+  Parsed plain;
+  std::vector<std::string> made;
+};
+
+Made madePreamble(const std::string& name) {
+  Made setup;
+  setup.plain = parse(setup.input, setup.options);
+  setup.options.preambleDir = scratchDir(name);
+  parse(setup.input, setup.options);
+  setup.made = preamblesIn(setup.options.preambleDir);
+  REQUIRE(setup.made.size() == 1);
+  return setup;
+}
+
 } // namespace
 
 TEST_CASE("a parse with a preamble sees what a parse without one sees", "[preamble]") {
@@ -95,14 +114,11 @@ TEST_CASE("a parse with a preamble sees what a parse without one sees", "[preamb
 
 TEST_CASE("a damaged or foreign preamble is not loaded, not an error, and made again",
           "[preamble]") {
-  std::string dir = scratchDir("preamble-bad");
-  std::string input = fixture("parity/clang_struct_layout.cu");
-  FrontendOptions options = frontendFor("sm_90a");
-  Parsed plain = parse(input, options);
-  options.preambleDir = dir;
-  parse(input, options);
-  std::vector<std::string> made = preamblesIn(dir);
-  REQUIRE(made.size() == 1);
+  Made setup = madePreamble("preamble-bad");
+  const std::string& input = setup.input;
+  FrontendOptions& options = setup.options;
+  const Parsed& plain = setup.plain;
+  const std::vector<std::string>& made = setup.made;
 
   SECTION("corrupt") {
     REQUIRE(!writeFile(made[0], "not a precompiled header"));
@@ -147,14 +163,11 @@ TEST_CASE("a damaged or foreign preamble is not loaded, not an error, and made a
 }
 
 TEST_CASE("a preamble Clang refuses is not used, not an error, and made again", "[preamble]") {
-  std::string dir = scratchDir("preamble-refused");
-  std::string input = fixture("parity/clang_struct_layout.cu");
-  FrontendOptions options = frontendFor("sm_90a");
-  Parsed plain = parse(input, options);
-  options.preambleDir = dir;
-  parse(input, options);
-  std::vector<std::string> made = preamblesIn(dir);
-  REQUIRE(made.size() == 1);
+  Made setup = madePreamble("preamble-refused");
+  const std::string& input = setup.input;
+  FrontendOptions& options = setup.options;
+  const Parsed& plain = setup.plain;
+  const std::vector<std::string>& made = setup.made;
   // Bytes its listing's digest vouches for, which Clang cannot load.
   std::string listingPath = made[0].substr(0, made[0].size() - 4) + ".files";
   auto listing = readFile(listingPath);
@@ -172,7 +185,7 @@ TEST_CASE("a preamble Clang refuses is not used, not an error, and made again", 
   CHECK(diagnostics.empty());
   CHECK(units->front().filesRead == plain.filesRead);
   // Refused, it was removed; the next parse makes it again and loads it.
-  CHECK(preamblesIn(dir).empty());
+  CHECK(preamblesIn(options.preambleDir).empty());
   Parsed again = parse(input, options);
   CHECK(again.preamble);
   CHECK(again.module == plain.module);
