@@ -34,6 +34,8 @@ namespace {
 
 constexpr const char* WrapperHeader = "__clang_cuda_runtime_wrapper.h";
 constexpr size_t KeptPreambles = 8;
+// A preamble is some 6 to 8 MB; a larger file in its place is read no further than this.
+constexpr uint64_t KeptPreambleBytes = uint64_t(256) << 20;
 
 // A file's identity as the preamble records it: size, modification and change times, device and
 // inode ("" when it cannot be read). A header rewritten, replaced or touched is another.
@@ -201,7 +203,7 @@ std::optional<Preamble> findPreamble(const std::string& stem) {
   }
   if (preamble.files.empty())
     return std::nullopt;
-  auto bytes = readFileBuffer(preamble.pch);
+  auto bytes = readFileBuffer(preamble.pch, KeptPreambleBytes);
   if (!bytes) {
     llvm::consumeError(bytes.takeError());
     return std::nullopt;
