@@ -384,16 +384,21 @@ class ArgumentErrorTests(unittest.TestCase):
                      **LAUNCH)
 
 
-class MalformedArrayTests(unittest.TestCase):
-    """Arrays whose self-description is wrong: every field is checked before it is used, and the
-    message names the launcher, the argument and the field. Nothing reaches the driver."""
+class WithTorchStandIn(unittest.TestCase):
+    """A stand-in torch installed as `torch`, the fake driver (with DEVICES, when a class sets
+    them, before anything loads it) and the package; each test starts with no launch and no
+    stream asked for."""
+
+    DEVICES = None
 
     @classmethod
     def setUpClass(cls):
+        cls.driver = harness.FakeDriver()
+        if cls.DEVICES:
+            cls.driver.set_devices(cls.DEVICES)  # before anything loads the driver
         cls.torch = harness.TorchStandIn()
         cls.torch.install()
         cls.package = harness.import_package()
-        cls.driver = harness.FakeDriver()
 
     @classmethod
     def tearDownClass(cls):
@@ -401,6 +406,12 @@ class MalformedArrayTests(unittest.TestCase):
 
     def setUp(self):
         self.driver.clear()
+        self.torch.stream_requests.clear()
+
+
+class MalformedArrayTests(WithTorchStandIn):
+    """Arrays whose self-description is wrong: every field is checked before it is used, and the
+    message names the launcher, the argument and the field. Nothing reaches the driver."""
 
     def tearDown(self):
         self.assertEqual(self.driver.launches(), [], "a refused call must not launch")
@@ -606,25 +617,15 @@ DLPACK_DTYPES = {  # (code, bits, flags)
 }
 
 
-class ElementTypeTests(unittest.TestCase):
+class ElementTypeTests(WithTorchStandIn):
     """A pointer's pointee against the array's dtype, for every pair: torch dtypes,
     __cuda_array_interface__ typestrs and DLPack codes against pointees' parameters. Refused
     before anything reaches the driver."""
 
     @classmethod
     def setUpClass(cls):
-        cls.torch = harness.TorchStandIn()
-        cls.torch.install()
-        cls.package = harness.import_package()
-        cls.driver = harness.FakeDriver()
+        super().setUpClass()
         cls.types = {row[0]: row[2] for row in cls.package.tlc.parameters("pointees")}
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.torch.remove()
-
-    def setUp(self):
-        self.driver.clear()
 
     def test_the_parameter_table_lists_what_each_pointer_takes(self):
         rows = self.package.tlc.parameters("pointees")
@@ -1001,23 +1002,8 @@ class ArrayStandInTests(unittest.TestCase):
         self.assertEqual(self.driver.launches()[0]["tensor_maps"][0]["dims"], [32, 8])
 
 
-class TorchStandInTests(unittest.TestCase):
+class TorchStandInTests(WithTorchStandIn):
     """torch tensors, as the binding sees them (a stand-in module installed as `torch`)."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.torch = harness.TorchStandIn()
-        cls.torch.install()
-        cls.package = harness.import_package()
-        cls.driver = harness.FakeDriver()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.torch.remove()
-
-    def setUp(self):
-        self.driver.clear()
-        self.torch.stream_requests.clear()
 
     def test_tensors_give_address_device_and_stream(self):
         y, x = Tensor(0x1000), harness.Parameter(0x2000)
@@ -1054,27 +1040,13 @@ class TorchStandInTests(unittest.TestCase):
         self.assertEqual(launch["tensor_maps"][0]["address"], 0x300000)
 
 
-class ExchangeApiTests(unittest.TestCase):
+class ExchangeApiTests(WithTorchStandIn):
     """Types that define DLPack's C exchange API (__dlpack_c_exchange_api__, as torch.Tensor does
     since torch 2.10): read through it in C, with their other ways (torch's methods, __dlpack__)
     only where it cannot say or the parameter refuses what it says, so that messages stay those
     of the other way. A stand-in torch is installed for the tensor cases."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.torch = harness.TorchStandIn()
-        cls.torch.install()
-        cls.driver = harness.FakeDriver()
-        cls.driver.set_devices("9.0,9.0,9.0")  # before anything loads the driver
-        cls.package = harness.import_package()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.torch.remove()
-
-    def setUp(self):
-        self.driver.clear()
-        self.torch.stream_requests.clear()
+    DEVICES = "9.0,9.0,9.0"
 
     def test_tensors_are_read_through_the_api(self):
         api = harness.ExchangeAPI()
@@ -1259,23 +1231,10 @@ class CupyWithoutStreamFunctionTests(unittest.TestCase):
         self.assertEqual(self.driver.only_launch()["stream"], 0x4321)
 
 
-class DeviceTests(unittest.TestCase):
+class DeviceTests(WithTorchStandIn):
     """Two devices: the launch goes to the arrays' device, or to device=."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.driver = harness.FakeDriver()
-        cls.driver.set_devices("9.0,9.0")  # before anything loads the driver
-        cls.torch = harness.TorchStandIn()
-        cls.torch.install()
-        cls.package = harness.import_package()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.torch.remove()
-
-    def setUp(self):
-        self.driver.clear()
+    DEVICES = "9.0,9.0"
 
     def test_device_from_the_first_array(self):
         self.package.saxpy(Tensor(0x1000, device=1), Tensor(0x2000, device=1), 1.0, 1, **LAUNCH)
