@@ -41,6 +41,11 @@ HostPlan planHostBuild(const HostBuildOptions& options) {
     plan.link.argv.push_back(flag);
   plan.link.argv.insert(plan.link.argv.end(), options.runtimeFlags.begin(),
                         options.runtimeFlags.end());
+  // Last, so it applies only to what the compiler driver adds after it (libstdc++, libm,
+  // libgcc_s): neither the launcher nor the runtime uses them, and a library that records no
+  // need for them loads without them, into a C program too. Debian's GCC passes it already;
+  // upstream GCC and Clang do not.
+  plan.link.argv.push_back("-Wl,--as-needed");
   return plan;
 }
 

@@ -2,6 +2,7 @@
 #include "Driver.h"
 
 #include "Errors.h"
+#include "Mutex.h"
 
 #include <dlfcn.h>
 
@@ -17,7 +18,7 @@ namespace {
 // Constant-initialised and trivially destructible: nothing runs at exit, when the driver may be
 // shutting down already.
 struct DriverState {
-  std::mutex mutex;
+  Mutex mutex;
   std::atomic<bool> opened{false};
   bool tried = false;
   tlc_status status = TLC_SUCCESS;
@@ -122,7 +123,7 @@ tlc_status openDriver(const char* module, const Driver*& out) {
   out = &gDriver.entries;
   if (gDriver.opened.load(std::memory_order_acquire))
     return TLC_SUCCESS;
-  std::lock_guard<std::mutex> lock(gDriver.mutex);
+  std::lock_guard<Mutex> lock(gDriver.mutex);
   if (!gDriver.tried) {
     gDriver.tried = true;
     gDriver.status = load(module, gDriver.entries);

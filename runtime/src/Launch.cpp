@@ -134,7 +134,7 @@ tlc_status ensureSharedLimit(const Module& module, const ActiveDevice& active, i
                              unsigned bytes) {
   DeviceState& device = active.device();
   KernelSlot& slot = device.kernels[kernel];
-  std::lock_guard<std::mutex> lock(device.mutex);
+  std::lock_guard<Mutex> lock(device.mutex);
   unsigned limit = slot.sharedLimit.load(std::memory_order_relaxed);
   if (bytes <= limit)
     return TLC_SUCCESS;
@@ -171,7 +171,7 @@ tlc_status allowNonPortableCluster(const Module& module, const ActiveDevice& act
   KernelSlot& slot = device.kernels[kernel];
   if (slot.nonPortableCluster.load(std::memory_order_acquire))
     return TLC_SUCCESS;
-  std::lock_guard<std::mutex> lock(device.mutex);
+  std::lock_guard<Mutex> lock(device.mutex);
   if (slot.nonPortableCluster.load(std::memory_order_relaxed))
     return TLC_SUCCESS; // another thread set it while this one waited
   CUresult result = driver().kernelSetAttribute(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
@@ -201,7 +201,7 @@ tlc_status ensurePersistingL2(const Module& module, int kernel, const tlc_config
     return TLC_SUCCESS;
   if (result == CUDA_SUCCESS) {
     // Raised under the device's lock, so that two launches never lower each other's limit.
-    std::lock_guard<std::mutex> lock(device.mutex);
+    std::lock_guard<Mutex> lock(device.mutex);
     result = d.ctxGetLimit(&current, CU_LIMIT_PERSISTING_L2_CACHE_SIZE);
     if (result == CUDA_SUCCESS && current < wanted)
       result = d.ctxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, wanted);

@@ -2,13 +2,12 @@
 // launcher name wins; otherwise the kernels whose symbol or launcher name contains the pattern,
 // where a base name beats its _N variants (main_kernel over main_kernel_1). Needs no driver.
 #include "Errors.h"
+#include "Heap.h"
 
 #include "tlc/runtime.h"
 
 #include <cstdio>
 #include <cstring>
-#include <memory>
-#include <new>
 
 namespace tlc::runtime {
 
@@ -73,7 +72,7 @@ tlc_status findKernel(const Module& module, const char* pattern, int* found) {
     *found = exact;
     return TLC_SUCCESS;
   }
-  std::unique_ptr<int[]> candidates(new (std::nothrow) int[module.kernelCount + 1]);
+  ArrayHolder<int> candidates(makeArray<int>(static_cast<size_t>(module.kernelCount) + 1));
   if (!candidates)
     return fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
   int count = 0;

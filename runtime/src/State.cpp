@@ -4,6 +4,7 @@
 
 #include "Driver.h"
 #include "Errors.h"
+#include "Heap.h"
 #include "Link.h"
 #include "Targets.h"
 
@@ -17,7 +18,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <thread>
 
 namespace tlc::runtime {
@@ -25,7 +25,7 @@ namespace tlc::runtime {
 namespace {
 
 // Guards making a module's state; everything after that has the module's own lock.
-std::mutex gStateCreation;
+Mutex gStateCreation;
 
 bool builtImage(const ModuleState& state) {
   return !state.imagePath;
@@ -36,10 +36,10 @@ bool builtImage(const ModuleState& state) {
 ModuleState* stateOf(Module& module) {
   if (ModuleState* state = __atomic_load_n(&module.state, __ATOMIC_ACQUIRE))
     return state;
-  std::lock_guard<std::mutex> lock(gStateCreation);
+  std::lock_guard<Mutex> lock(gStateCreation);
   ModuleState* state = __atomic_load_n(&module.state, __ATOMIC_RELAXED);
   if (!state) {
-    state = new (std::nothrow) ModuleState;
+    state = makeObject<ModuleState>();
     if (!state) {
       fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
       return nullptr;
@@ -483,13 +483,13 @@ tlc_status openModule(const Module& module, ModuleState& state) {
   if (result != CUDA_SUCCESS)
     return failCall(module, TLC_ERROR_DRIVER, -1, "cuDeviceGetCount", result);
   size_t slots = count > 0 ? static_cast<size_t>(count) : 1;
-  auto* ready = new (std::nothrow) std::atomic<DeviceState*>[slots]();
-  state.devices = new (std::nothrow) DeviceState*[slots]();
-  state.kernels = new (std::nothrow) CUkernel[module.kernelCount > 0 ? module.kernelCount : 1]();
+  auto* ready = makeArray<std::atomic<DeviceState*>>(slots);
+  state.devices = makeArray<DeviceState*>(slots);
+  state.kernels = makeArray<CUkernel>(static_cast<size_t>(module.kernelCount));
   if (!ready || !state.devices || !state.kernels) {
-    delete[] ready;
-    delete[] state.devices;
-    delete[] state.kernels;
+    freeArray(ready);
+    freeArray(state.devices);
+    freeArray(state.kernels);
     state.devices = nullptr;
     state.kernels = nullptr;
     return fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
@@ -501,7 +501,7 @@ tlc_status openModule(const Module& module, ModuleState& state) {
 
 // The slow path of a launch on a device that is not ready, and of NAME_load.
 tlc_status prepareDevice(const Module& module, ModuleState& state, int ordinal) {
-  std::lock_guard<std::mutex> lock(state.mutex);
+  std::lock_guard<Mutex> lock(state.mutex);
   tlc_status status = openModule(module, state);
   if (status != TLC_SUCCESS)
     return status;
@@ -513,10 +513,9 @@ tlc_status prepareDevice(const Module& module, ModuleState& state, int ordinal) 
     return TLC_SUCCESS;
   DeviceState*& device = state.devices[ordinal];
   if (!device) {
-    device = new (std::nothrow) DeviceState;
+    device = makeObject<DeviceState>();
     if (device)
-      device->kernels =
-          new (std::nothrow) KernelSlot[module.kernelCount > 0 ? module.kernelCount : 1];
+      device->kernels = makeArray<KernelSlot>(static_cast<size_t>(module.kernelCount));
     if (!device || !device->kernels)
       return fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
     device->ordinal = ordinal;
@@ -573,7 +572,7 @@ tlc_status unloadModule(Module& module) {
   ModuleState* state = __atomic_load_n(&module.state, __ATOMIC_ACQUIRE);
   if (!state)
     return TLC_SUCCESS;
-  std::lock_guard<std::mutex> lock(state->mutex);
+  std::lock_guard<Mutex> lock(state->mutex);
   std::atomic<DeviceState*>* ready = state->ready.load(std::memory_order_relaxed);
   if (!ready)
     return TLC_SUCCESS;
@@ -620,7 +619,7 @@ tlc_status deviceTarget(Module& module, int ordinal, int& target) {
     return status;
   if (device.target < 0)
     return failNoBinary(module, device, -1);
-  std::lock_guard<std::mutex> lock(state->mutex);
+  std::lock_guard<Mutex> lock(state->mutex);
   status = checkRelocatable(module, *state, device);
   if (status == TLC_SUCCESS)
     target = device.target;
@@ -631,7 +630,7 @@ tlc_status setImagePath(Module& module, const char* path) {
   ModuleState* state = stateOf(module);
   if (!state)
     return TLC_ERROR_DRIVER;
-  std::lock_guard<std::mutex> lock(state->mutex);
+  std::lock_guard<Mutex> lock(state->mutex);
   if (state->library)
     return fail(TLC_ERROR_INVALID_VALUE,
                 "%s: the image is already loaded; call tlc_%s_unload() before "

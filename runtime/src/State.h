@@ -9,6 +9,7 @@
 // device up again.
 #pragma once
 
+#include "Mutex.h"
 #include "tlc/runtime.h"
 
 #include <atomic>
@@ -36,7 +37,7 @@ struct DeviceState {
   size_t maxL2Window = 0;     // CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE
   char name[96] = {};
   std::atomic<CUcontext> primary{nullptr};
-  std::mutex mutex;              // kernel attributes and limits on this device
+  Mutex mutex;                   // kernel attributes and limits on this device
   KernelSlot* kernels = nullptr; // [kernelCount]
 };
 
@@ -47,7 +48,7 @@ struct ModuleState {
   // libraries, one copy would read the other's state wrongly.
   char otherLayout[40] = {};
 #endif
-  std::mutex mutex; // loading the image, setting devices up, unloading
+  Mutex mutex; // loading the image, setting devices up, unloading
   std::atomic<int> inFlight{0};
   std::atomic<bool> closing{false};
   int deviceCount = 0;

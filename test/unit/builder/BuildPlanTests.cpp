@@ -217,6 +217,7 @@ TEST_CASE("an external image plans no embedding", "[plan]") {
   tlc::BuildPlan plan = tlc::planBuild({1, false}, device, host);
   CHECK(has(host.link.argv, "libtlc_runtime.a"));
   CHECK(has(host.link.argv, "-Wl,--exclude-libs,ALL"));
+  CHECK(host.link.argv.back() == "-Wl,--as-needed"); // after every library of tlc's own
 }
 
 TEST_CASE("every command runs in the work folder and gets only shell-safe arguments", "[plan]") {
