@@ -4,6 +4,36 @@
  *
  * One definition per translation unit, whichever tlc wrote the header included first: the types
  * only ever grow at their end, and tlc_config says how large the caller's copy is (`size`). */
+#if defined(__cplusplus) && !defined(TLC_TYPE_TRAITS)
+#define TLC_TYPE_TRAITS 1
+/* The few type traits the C++ conversions of this file need, spelled out rather than taken from
+   <type_traits>: that header was a fifth of the compile of a launcher, and of every file that
+   includes NAME.h and nothing else of the standard library. __is_standard_layout is the builtin
+   every C++11 compiler's <type_traits> is built on. */
+template <bool Condition, typename T = void> struct tlc_enable_if {};
+template <typename T> struct tlc_enable_if<true, T> {
+  typedef T type;
+};
+template <typename A, typename B> struct tlc_is_same {
+  static const bool value = false;
+};
+template <typename A> struct tlc_is_same<A, A> {
+  static const bool value = true;
+};
+template <typename T> struct tlc_remove_const {
+  typedef T type;
+};
+template <typename T> struct tlc_remove_const<const T> {
+  typedef T type;
+};
+template <typename T> struct tlc_is_const {
+  static const bool value = false;
+};
+template <typename T> struct tlc_is_const<const T> {
+  static const bool value = true;
+};
+#endif /* TLC_TYPE_TRAITS */
+
 #ifndef TLC_LAUNCHER_TYPES
 #define TLC_LAUNCHER_TYPES 1
 
@@ -11,9 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef __cplusplus
-#include <type_traits>
-#else
+#ifndef __cplusplus
 #include <stdbool.h>
 #endif
 
@@ -78,9 +106,8 @@ typedef struct tlc_tensor {
 #ifdef __cplusplus
 #define TLC_BITS_CONVERSION(self, bits_type)                                                       \
   self() = default;                                                                                \
-  template <typename T,                                                                            \
-            typename = typename std::enable_if<sizeof(T) == sizeof(bits_type) &&                   \
-                                               std::is_standard_layout<T>::value>::type>           \
+  template <typename T, typename = typename tlc_enable_if<sizeof(T) == sizeof(bits_type) &&        \
+                                                          __is_standard_layout(T)>::type>          \
   self(const T& value) {                                                                           \
     memcpy(&bits, &value, sizeof bits);                                                            \
   }
@@ -198,7 +225,6 @@ static inline float tlc_bfloat16_to_float(tlc_bfloat16 value) {
    included before or after the CUDA headers. */
 #if defined(__cplusplus) && !defined(TLC_CUDA_TYPES)
 #define TLC_CUDA_TYPES 1
-#include <type_traits>
 #include <vector_types.h>
 struct __half;
 struct __half2;
@@ -228,10 +254,10 @@ template <typename Mirror> struct tlc_cuda_pointer {
   Mirror* pointer;
   tlc_cuda_pointer(Mirror* value) : pointer(value) {}
   template <typename T,
-            typename = typename std::enable_if<
-                std::is_same<typename tlc_mirror_of<typename std::remove_const<T>::type>::type,
-                             typename std::remove_const<Mirror>::type>::value &&
-                (std::is_const<Mirror>::value || !std::is_const<T>::value)>::type>
+            typename = typename tlc_enable_if<
+                tlc_is_same<typename tlc_mirror_of<typename tlc_remove_const<T>::type>::type,
+                            typename tlc_remove_const<Mirror>::type>::value &&
+                (tlc_is_const<Mirror>::value || !tlc_is_const<T>::value)>::type>
   tlc_cuda_pointer(T* value) : pointer(reinterpret_cast<Mirror*>(value)) {}
 };
 

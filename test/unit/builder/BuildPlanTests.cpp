@@ -213,6 +213,13 @@ TEST_CASE("an external image plans no embedding", "[plan]") {
     CHECK_FALSE(llvm::StringRef(arg).ends_with(".S"));
   // Embedded, the link assembles the .S, which finds the image beside it in the work folder.
   CHECK(has(hostPlan(true).link.argv, "m_image.S"));
+  // As plain assembly, not through the C preprocessor; what follows it is the linker's again.
+  std::vector<std::string> embedding = hostPlan(true).link.argv;
+  auto assembly = std::find(embedding.begin(), embedding.end(), "m_image.S");
+  REQUIRE(assembly - embedding.begin() >= 2);
+  REQUIRE(embedding.end() - assembly >= 3);
+  CHECK(std::vector<std::string>(assembly - 2, assembly + 3) ==
+        std::vector<std::string>{"-x", "assembler", "m_image.S", "-x", "none"});
   CHECK(hostPlan(true).link.workingDir == "/stage/work");
   tlc::BuildPlan plan = tlc::planBuild({1, false}, device, host);
   CHECK(has(host.link.argv, "libtlc_runtime.a"));
