@@ -37,7 +37,16 @@ template <typename T> struct tlc_is_const<const T> {
 #ifndef TLC_LAUNCHER_TYPES
 #define TLC_LAUNCHER_TYPES 1
 
+#ifdef TLC_CUDA_HANDLES_ONLY
+/* Defined by tlc's own NAME_launcher.cpp where the module has no tensor maps: the launcher only
+   passes the driver's handles through, declared here as cuda.h declares them, and its compile
+   then skips cuda.h, a third of it. Every other includer gets cuda.h. */
+typedef struct CUstream_st* CUstream;
+typedef struct CUfunc_st* CUfunction;
+typedef struct CUtensorMap_st CUtensorMap;
+#else
 #include <cuda.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -19,6 +19,9 @@ struct ImageTarget {
 // What a TLC_TMA / TLC_TMA_IM2COL annotation fixed about one tensor-map parameter.
 enum class TensorMapMode : unsigned char { Tiled, Im2col };
 
+#ifdef TLC_CUDA_HANDLES_ONLY
+struct TensorMapInfo; // a launcher without tensor maps, compiled without cuda.h (tlc/launcher.h)
+#else
 struct TensorMapInfo {
   const char* parameter; // its name, for messages
   int argument;          // its position among the kernel's parameters
@@ -41,6 +44,7 @@ struct TensorMapInfo {
   int group; // the kernel's first map with the same settings (this one if none): identical
              // tensors in one group share one descriptor
 };
+#endif
 
 struct KernelInfo {
   const char* symbol;   // exact device symbol, from the image's symbol table
