@@ -31,7 +31,7 @@ HostPlan planHostBuild(const HostBuildOptions& options) {
   // The image's .S is assembled by the link command itself: one compiler run less on the way
   // from nvcc's image to the library. It names the image by its file name: .incbin finds it in
   // the current folder. It is plain assembly: `-x assembler` spares it the C preprocessor's run
-  // (8 to 10 ms of every link), which a .S otherwise gets.
+  // (about 8 ms of a link on a GPU host), which a .S otherwise gets.
   if (options.embedImage)
     for (const std::string& arg : {std::string("-x"), std::string("assembler"), names.imageAssembly,
                                    std::string("-x"), std::string("none")})

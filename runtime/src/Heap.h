@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <type_traits>
 
@@ -37,19 +38,10 @@ template <class T> void freeArray(T* array) {
   std::free(array);
 }
 
-// Releases makeArray's array when it goes out of scope.
-template <class T> class ArrayHolder {
-public:
-  explicit ArrayHolder(T* array) : Array(array) {}
-  ~ArrayHolder() { freeArray(Array); }
-  ArrayHolder(const ArrayHolder&) = delete;
-  ArrayHolder& operator=(const ArrayHolder&) = delete;
-  T* get() const { return Array; }
-  T& operator[](size_t i) const { return Array[i]; }
-  explicit operator bool() const { return Array != nullptr; }
-
-private:
-  T* Array;
+// makeArray's array, released with it when it goes out of scope.
+struct ArrayRelease {
+  template <class T> void operator()(T* array) const { freeArray(array); }
 };
+template <class T> using HeapArray = std::unique_ptr<T[], ArrayRelease>;
 
 } // namespace tlc::runtime

@@ -72,7 +72,7 @@ tlc_status findKernel(const Module& module, const char* pattern, int* found) {
     *found = exact;
     return TLC_SUCCESS;
   }
-  ArrayHolder<int> candidates(makeArray<int>(static_cast<size_t>(module.kernelCount) + 1));
+  HeapArray<int> candidates(makeArray<int>(static_cast<size_t>(module.kernelCount) + 1));
   if (!candidates)
     return fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
   int count = 0;

@@ -7,7 +7,7 @@
 #if defined(__cplusplus) && !defined(TLC_TYPE_TRAITS)
 #define TLC_TYPE_TRAITS 1
 /* The few type traits the C++ conversions of this file need, spelled out rather than taken from
-   <type_traits>: that header was a fifth of the compile of a launcher, and of every file that
+   <type_traits>: that header was an eighth of the compile of a launcher, and of every file that
    includes NAME.h and nothing else of the standard library. __is_standard_layout is the builtin
    every C++11 compiler's <type_traits> is built on. */
 template <bool Condition, typename T = void> struct tlc_enable_if {};
