@@ -514,11 +514,16 @@ tlc_status prepareDevice(const Module& module, ModuleState& state, int ordinal) 
   DeviceState*& device = state.devices[ordinal];
   if (!device) {
     device = makeObject<DeviceState>();
-    if (device)
-      device->kernels = makeArray<KernelSlot>(static_cast<size_t>(module.kernelCount));
-    if (!device || !device->kernels)
+    if (!device)
       return fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
     device->ordinal = ordinal;
+  }
+  // Apart from the state above: where memory ran out between the two, the state stays and a
+  // later launch makes the table it lacks.
+  if (!device->kernels) {
+    device->kernels = makeArray<KernelSlot>(static_cast<size_t>(module.kernelCount));
+    if (!device->kernels)
+      return fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
   }
   status = describeDevice(module, *device);
   device->builtImage = builtImage(state);
