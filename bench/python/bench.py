@@ -29,7 +29,19 @@ Variants (each runs only where what it needs is installed):
                            grid=[1], block=[32], shared_mem, cluster, cooperative,
                            programmatic_dependent_launch): the like-for-like baseline of
                            `tlc: torch op`
+  torch C++ op, grid and block  the same taking only grid=[1], block=[32]: what torch charges
+                           any op for the two launch options every call gives
   ctypes: cuLaunchKernel   cuLaunchKernel through ctypes with arguments prepared once
+
+Parts (no launch; bench/python/parts.c, where the bundle has it): what a torch-tensor call pays
+outside tlc's binding, each timed in the same rounds:
+  part: Python call        a C function that does nothing, called as the launcher is (same
+                           arguments and keywords): the interpreter's share of a call
+  part: GIL                the GIL released and taken again, from C
+  part: torch tensor view  torch's DLPack exchange API reading one tensor, from C
+  part: torch stream       the same API's current stream, from C
+Their sum with the C launcher is the least any binding of torch tensors can cost; the report
+says how much of the C floor that is, and what tlc's binding adds to it.
 
 usage: bench.py BUNDLE [--rounds N] [--burst N] [--no-torch-extension]
   BUNDLE: the folder scripts/gpu-test prepared (BUNDLE/pylaunch: tlc build --python of
@@ -48,7 +60,10 @@ import time
 
 N = 1 << 20
 FLOOR = "C: cuLaunchKernel"
+PARTS = {"part: Python call": 1, "part: GIL": 1, "part: torch tensor view": 2,
+         "part: torch stream": 1}  # name -> times a torch-tensor call of empty4 pays it
 CONFIGURED_OP = "torch C++ op, tlc's options"
+DIMS_OP = "torch C++ op, grid and block"
 
 
 def parse_arguments():
@@ -132,7 +147,8 @@ class Bench:
         self.setup_floor()
         self.setup_tlc()
         self.setup_ctypes()
-        for name, setup in [("Triton", self.setup_triton), ("CuPy", self.setup_cupy),
+        for name, setup in [("parts", self.setup_parts), ("Triton", self.setup_triton),
+                            ("CuPy", self.setup_cupy),
                             ("torch C++ extension", self.setup_torch_extension)]:
             try:
                 setup()
@@ -239,6 +255,25 @@ class Bench:
         assert launch(function, 1, 1, 1, 32, 1, 1, 0, None, args, None) == 0
         self.add("ctypes: cuLaunchKernel", prepared)
 
+    def setup_parts(self):
+        sys.path.insert(0, self.options.bundle)
+        import tlc_bench_parts as parts
+
+        clock = time.perf_counter
+        x, y = self.addresses if self.torch is None else (self.x, self.y)
+
+        def python_call(count):
+            start = clock()
+            for _ in range(count):
+                parts.call(x, y, N, 1.0, grid=1, block=32)
+            return clock() - start
+
+        self.add("part: Python call", python_call)
+        self.add("part: GIL", parts.gil)
+        if self.torch is not None:
+            self.add("part: torch tensor view", lambda count: parts.exchange(x, count))
+            self.add("part: torch stream", lambda count: parts.stream(x, count))
+
     def setup_triton(self):
         if self.triton is None:
             raise RuntimeError("no triton")
@@ -341,8 +376,17 @@ void launch_configured(const at::Tensor& in, at::Tensor& out, int64_t n, double 
                              nullptr) == CUDA_SUCCESS, "cuLaunchKernel failed");
 }
 
+// The same taking only the grid and block as keyword lists: what any op pays for the two
+// launch options every call gives (torch's parsing of keywords and int lists).
+void launch_dims(const at::Tensor& in, at::Tensor& out, int64_t n, double scale,
+                 at::IntArrayRef grid, at::IntArrayRef block) {
+  launch_configured(in, out, n, scale, grid, block, 0, std::nullopt, false, false);
+}
+
 TORCH_LIBRARY(tlcbench, m) {
   m.def("launch(Tensor x, Tensor(a!) y, int n, float scale) -> ()");
+  m.def("launch_dims(Tensor x, Tensor(a!) y, int n, float scale, *, int[] grid, int[] block) "
+        "-> ()");
   m.def("launch_configured(Tensor x, Tensor(a!) y, int n, float scale, *, int[] grid, "
         "int[] block, int shared_mem=0, int[]? cluster=None, bool cooperative=False, "
         "bool programmatic_dependent_launch=False) -> ()");
@@ -350,6 +394,7 @@ TORCH_LIBRARY(tlcbench, m) {
 TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
   m.impl("launch", &launch);
   m.impl("launch_configured", &launch_configured);
+  m.impl("launch_dims", &launch_dims);
 }
 """
         stubs = os.path.join(cpp_extension.CUDA_HOME or "/usr/local/cuda", "lib64", "stubs")
@@ -361,10 +406,18 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
         extension.set_function(self.cufunction)
         function, op = extension.launch, self.torch.ops.tlcbench.launch
         configured = self.torch.ops.tlcbench.launch_configured
+        dims = self.torch.ops.tlcbench.launch_dims
         x, y = self.x, self.y
         clock = time.perf_counter
         function(x, y, N, 1.0)
         configured(x, y, N, 1.0, grid=[1], block=[32])
+        dims(x, y, N, 1.0, grid=[1], block=[32])
+
+        def dims_op(count):
+            start = clock()
+            for _ in range(count):
+                dims(x, y, N, 1.0, grid=[1], block=[32])
+            return clock() - start
 
         def configured_op(count):
             start = clock()
@@ -387,6 +440,7 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
         self.add("torch C++ extension", pybind)
         self.add("torch C++ op", dispatcher)
         self.add(CONFIGURED_OP, configured_op)
+        self.add(DIMS_OP, dims_op)
 
     # ---- measuring -----------------------------------------------------------------------
 
@@ -450,18 +504,39 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
         # A tlc op against torch C++ ops: the one taking tlc's launch options (grid and block
         # lists, ...: the same schema, so the same work in torch's argument parsing), and the
         # one with its launch fixed in C++ (4 arguments).
-        for baseline in (CONFIGURED_OP, "torch C++ op"):
+        for baseline in (CONFIGURED_OP, DIMS_OP, "torch C++ op"):
             if "tlc: torch op" in results and baseline in results:
                 (mine, _), (theirs, _) = results["tlc: torch op"], results[baseline]
                 verdict = "met" if mine <= 1.2 * theirs else f"missed by {mine / theirs / 1.2:.2f}x"
                 print(f"target: tlc: torch op ({mine:.2f} µs) <= 1.2x {baseline} ({theirs:.2f} "
                       f"µs): {mine / theirs:.2f}x ({verdict})")
+        if DIMS_OP in results and "torch C++ op" in results:
+            (dims, _), (plain, _) = results[DIMS_OP], results["torch C++ op"]
+            print(f"parts: torch charges an op {dims - plain:.2f} µs ({dims / plain:.2f}x its "
+                  f"four-argument cost) for taking grid=[1], block=[32]")
+        self.parts(results)
         pair = ("tlc: CuPy arrays", "CuPy: RawKernel")
         if all(name in results for name in pair):
             (mine, _), (theirs, _) = results[pair[0]], results[pair[1]]
             faster = "faster" if mine < theirs else "NOT faster"
             print(f"target: {pair[0]} ({mine:.2f} µs) {faster} than CuPy's own {pair[1]} "
                   f"({theirs:.2f} µs) on CuPy arrays: {theirs / mine:.2f}x")
+
+    def parts(self, results):
+        """The least a torch-tensor call can cost (the C launcher and the parts outside the
+        binding), against what tlc's costs."""
+        names = ["C: tlc launcher", *PARTS, "tlc: torch tensors"]
+        if not all(name in results for name in names):
+            return
+        least_us = sum(results[name][0] * PARTS.get(name, 1) for name in names[:-1])
+        least = sum(results[name][1] * PARTS.get(name, 1) for name in names[:-1])
+        us, ratio = results["tlc: torch tensors"]
+        terms = ", ".join(f"{name[6:]} {results[name][0]:.2f}" + (f" x {PARTS[name]}"
+                          if PARTS[name] > 1 else "") for name in PARTS)
+        print(f"parts: a torch-tensor call costs at least {least_us:.2f} µs ({least:.2f}x the C "
+              f"floor) whatever binds it: the C launcher {results[names[0]][0]:.2f}, {terms}")
+        print(f"parts: tlc's torch-tensor call {us:.2f} µs ({ratio:.2f}x): its binding adds "
+              f"{us - least_us:.2f} µs ({ratio - least:.2f}x the C floor)")
 
 
 def main():

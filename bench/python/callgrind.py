@@ -16,7 +16,8 @@ script builds bench/python/kernels.cu with --python, then counts per call, for e
 Variants: empty4 (const float*, float*, int, float; bench/python/bench.py's kernel), quad (four
 float pointers) and quad_any (four void pointers: what the element type check costs is quad's
 count minus quad_any's), with ints, torch-like tensors (the stream is torch's current stream),
-the same with stream=, and CuPy-like arrays.
+the same with stream=, the same through DLPack's C exchange API (as torch from 2.10 reads), and
+CuPy-like arrays.
 
 usage: callgrind.py --tlc BUILD/bin/tlc --fake-cuda BUILD/lib/libtlc_fake_cuda.so
                     [--baseline OTHER/bin/tlc] [--calls N] [--work DIR]
@@ -39,10 +40,12 @@ VARIANTS = [
     "empty4 ints",
     "empty4 torch",
     "empty4 torch stream=",
+    "empty4 torch exchange",
     "empty4 cuda_array_interface",
     "quad ints",
     "quad torch",
     "quad torch stream=",
+    "quad torch exchange",
     "quad cuda_array_interface",
     "quad_any torch",
     "quad_any cuda_array_interface",
@@ -82,7 +85,8 @@ def call_of(pybench, standins, torch, variant):
     if kind == "ints":
         arrays = [base + i * 0x1000 for i in range(4)]
     elif kind.startswith("torch"):
-        arrays = [standins.Tensor(base + i * 0x1000, 0, torch.float32) for i in range(4)]
+        tensor = standins.ExchangeTensor if kind.endswith("exchange") else standins.Tensor
+        arrays = [tensor(base + i * 0x1000, 0, torch.float32) for i in range(4)]
     else:
         arrays = [standins.CudaArray(base + i * 0x1000) for i in range(4)]
     arguments = (arrays[0], arrays[1], 1 << 20, 1.0) if kernel == "empty4" else tuple(arrays)

@@ -4,6 +4,9 @@
  * method call and drown the binding's own cost; these cost what a C method costs.
  *
  *   Tensor(address, device=0, dtype=None): data_ptr(), get_device() and .dtype, as torch.Tensor
+ *     before 2.10
+ *   ExchangeTensor(...): the same with DLPack's C exchange API in its type's __dict__
+ *     (__dlpack_c_exchange_api__), as torch.Tensor from 2.10: a float32 vector of 2**20
  *   CudaArray(address, typestr="<f4", stream=1): __cuda_array_interface__ builds a fresh dict on
  *     every read, with the keys CuPy's has (shape, typestr, descr, data, version, strides, stream)
  *   current_stream(device): torch._C._cuda_getCurrentRawStream's stand-in (returns 0x5000)
@@ -12,6 +15,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+
+#include <dlpack/dlpack.h>
+#include <string.h>
 
 typedef struct {
   PyObject_HEAD unsigned long long address;
@@ -66,6 +72,54 @@ static PyTypeObject TensorType = {
     .tp_dealloc = (destructor)tensor_dealloc,
     .tp_methods = tensor_methods,
     .tp_members = tensor_members,
+};
+
+/* DLPack 1.3's DLPackExchangeAPI (the layout python/src/Binding.h reads). */
+typedef struct {
+  struct {
+    uint32_t major, minor;
+  } version;
+  const void* previous;
+  void* managed_tensor_allocator;
+  void* managed_tensor_from_py_object_no_sync;
+  void* managed_tensor_to_py_object_no_sync;
+  int (*dltensor_from_py_object_no_sync)(void* object, DLTensor* out);
+  int (*current_work_stream)(DLDeviceType type, int32_t device, void** stream);
+} ExchangeApi;
+
+static int64_t exchange_shape[1] = {1 << 20};
+
+/* What torch's does: fills a view of the tensor, no allocation. */
+static int exchange_dltensor(void* object, DLTensor* out) {
+  const Tensor* tensor = (const Tensor*)object;
+  memset(out, 0, sizeof *out);
+  out->data = (void*)(uintptr_t)tensor->address;
+  out->device.device_type = kDLCUDA;
+  out->device.device_id = (int32_t)tensor->device;
+  out->ndim = 1;
+  out->dtype.code = kDLFloat;
+  out->dtype.bits = 32;
+  out->dtype.lanes = 1;
+  out->shape = exchange_shape;
+  return 0;
+}
+
+static int exchange_stream(DLDeviceType type, int32_t device, void** stream) {
+  (void)type;
+  (void)device;
+  *stream = (void*)(uintptr_t)0x5000;
+  return 0;
+}
+
+static ExchangeApi exchange_api = {
+    {1, 3}, NULL, NULL, NULL, NULL, exchange_dltensor, exchange_stream,
+};
+
+static PyTypeObject ExchangeTensorType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "standins.ExchangeTensor",
+    .tp_basicsize = sizeof(Tensor),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_base = &TensorType,
 };
 
 typedef struct {
@@ -164,8 +218,17 @@ static struct PyModuleDef module_definition = {
 };
 
 PyMODINIT_FUNC PyInit_standins(void) {
-  if (PyType_Ready(&TensorType) < 0 || PyType_Ready(&CudaArrayType) < 0)
+  if (PyType_Ready(&TensorType) < 0 || PyType_Ready(&ExchangeTensorType) < 0 ||
+      PyType_Ready(&CudaArrayType) < 0)
     return NULL;
+  PyObject* capsule = PyCapsule_New(&exchange_api, "dlpack_exchange_api", NULL);
+  int added = capsule ? PyDict_SetItemString(ExchangeTensorType.tp_dict,
+                                             "__dlpack_c_exchange_api__", capsule)
+                      : -1;
+  Py_XDECREF(capsule);
+  if (added < 0)
+    return NULL;
+  PyType_Modified(&ExchangeTensorType);
   for (int key = 0; key < KEYS; ++key)
     if (!(keys[key] = PyUnicode_InternFromString(key_names[key])))
       return NULL;
@@ -173,6 +236,7 @@ PyMODINIT_FUNC PyInit_standins(void) {
   if (!module)
     return NULL;
   if (PyModule_AddObjectRef(module, "Tensor", (PyObject*)&TensorType) < 0 ||
+      PyModule_AddObjectRef(module, "ExchangeTensor", (PyObject*)&ExchangeTensorType) < 0 ||
       PyModule_AddObjectRef(module, "CudaArray", (PyObject*)&CudaArrayType) < 0) {
     Py_DECREF(module);
     return NULL;
