@@ -8,7 +8,11 @@
 // control whose ratio to the first shows the noise; cuLaunchKernel on a CUkernel from
 // cuLibraryLoadData of the same image (what the launcher launches in a context of the caller's
 // own); and <<<>>> on the same
-// kernels compiled into this program. Variants take turns burst by burst, after a warm-up; each
+// kernels compiled into this program. Two more take the raw CUfunction launch and add one thing
+// the launcher does around it, to show what that costs: the in-flight count (an atomic
+// increment and decrement around the launch, with a load between, as tlc_NAME_unload needs) and
+// the cuCtxGetCurrent that picks the context. Variants take turns burst by burst, after a
+// warm-up; each
 // gets the median of its bursts, and ratios are also given as the median of same-round ratios.
 // (On the H100 machine this was written on, a launch cost the host about 4 us whether bursts
 // were of 1 or 3000, and the device kept pace: the bursts measure the host.)
@@ -34,6 +38,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -157,6 +162,44 @@ void rawFunction4(const Launches& l) {
 void rawFunction19(const Launches& l) {
   raw(l.function19, const_cast<void**>(l.args19), l.stream);
 }
+// The launcher's in-flight count around a raw launch (runtime/src/State.cpp, ActiveDevice).
+std::atomic<int> gInFlight{0};
+std::atomic<bool> gClosing{false};
+
+void counted(CUfunction function, void** args, CUstream stream) {
+  for (int i = 0; i < kBurst; ++i) {
+    gInFlight.fetch_add(1, std::memory_order_seq_cst);
+    if (gClosing.load(std::memory_order_seq_cst))
+      std::abort();
+    CHECK_CU(cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream, args, nullptr));
+    gInFlight.fetch_sub(1, std::memory_order_release);
+  }
+}
+
+// The launcher's context query before a raw launch (runtime/src/Launch.cpp, DeviceContext).
+void contextQueried(CUfunction function, void** args, CUstream stream) {
+  for (int i = 0; i < kBurst; ++i) {
+    CUcontext current = nullptr;
+    CHECK_CU(cuCtxGetCurrent(&current));
+    if (!current)
+      std::abort();
+    CHECK_CU(cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream, args, nullptr));
+  }
+}
+
+void countedFunction4(const Launches& l) {
+  counted(l.function4, const_cast<void**>(l.args4), l.stream);
+}
+void countedFunction19(const Launches& l) {
+  counted(l.function19, const_cast<void**>(l.args19), l.stream);
+}
+void contextFunction4(const Launches& l) {
+  contextQueried(l.function4, const_cast<void**>(l.args4), l.stream);
+}
+void contextFunction19(const Launches& l) {
+  contextQueried(l.function19, const_cast<void**>(l.args19), l.stream);
+}
+
 void rawKernel4(const Launches& l) {
   raw(reinterpret_cast<CUfunction>(l.kernel4), const_cast<void**>(l.args4), l.stream);
 }
@@ -177,10 +220,23 @@ void chevrons19(const Launches& l) {
 }
 
 // The ways to launch that part 1 compares, in the order of its table.
-enum Way { kLauncher, kRawFunction, kRawFunctionAgain, kRawKernel, kChevrons, kWays };
-constexpr const char* kWayNames[kWays] = {"generated launcher", "cuLaunchKernel on a CUfunction",
+enum Way {
+  kLauncher,
+  kRawFunction,
+  kRawFunctionAgain,
+  kRawKernel,
+  kChevrons,
+  kCounted,
+  kContextQueried,
+  kWays
+};
+constexpr const char* kWayNames[kWays] = {"generated launcher",
+                                          "cuLaunchKernel on a CUfunction",
                                           "cuLaunchKernel on a CUfunction, again",
-                                          "cuLaunchKernel on a CUkernel", "<<<>>>"};
+                                          "cuLaunchKernel on a CUkernel",
+                                          "<<<>>>",
+                                          "cuLaunchKernel, counted in flight",
+                                          "cuLaunchKernel after cuCtxGetCurrent"};
 
 struct LaunchVariant {
   const char* kernel;
@@ -475,11 +531,15 @@ int main(int argc, char** argv) {
       {"empty4", kRawFunctionAgain, rawFunction4, {}},
       {"empty4", kRawKernel, rawKernel4, {}},
       {"empty4", kChevrons, chevrons4, {}},
+      {"empty4", kCounted, countedFunction4, {}},
+      {"empty4", kContextQueried, contextFunction4, {}},
       {"empty19", kLauncher, launcher19, {}},
       {"empty19", kRawFunction, rawFunction19, {}},
       {"empty19", kRawFunctionAgain, rawFunction19, {}},
       {"empty19", kRawKernel, rawKernel19, {}},
       {"empty19", kChevrons, chevrons19, {}},
+      {"empty19", kCounted, countedFunction19, {}},
+      {"empty19", kContextQueried, contextFunction19, {}},
   };
   measureLaunches(launches, l);
 
@@ -514,6 +574,8 @@ int main(int argc, char** argv) {
     for (Way way : {kRawFunction, kRawKernel, kChevrons})
       printLaunchRatio(row[kLauncher], row[way], way == kRawFunction ? 1.03 : 0);
     printLaunchRatio(row[kRawFunctionAgain], row[kRawFunction], 0); // the noise
+    for (Way part : {kCounted, kContextQueried})                      // the launcher's parts
+      printLaunchRatio(row[part], row[kRawFunction], 0);
   }
   printReadyRatio(ready[kReadyLauncher], ready[kReadyLibrary], 1.2);
   printReadyRatio(ready[kReadyLauncher], ready[kReadyLibraryModule], 0);
