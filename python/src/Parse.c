@@ -7,18 +7,19 @@
 #include <math.h>
 #include <string.h>
 
-/* The keyword `name` among `count` parameter keywords and then the options: the parameter's
-   index, OPTION_COUNT + the option's, or -1. Identity with every name first (the usual case:
-   the interpreter interns the keywords written in a call, as the module interned its own),
-   equality only then. */
+/* The keyword `name` among the options and `count` parameter keywords: the parameter's index,
+   `count` + the option's, or -1. Identity with every name first (the usual case: the
+   interpreter interns the keywords written in a call, as the module interned its own), equality
+   only then. The options come first, since most calls name only options (grid= and block=
+   first among them); no parameter has an option's name (tlc renames one that would). */
 static int find_keyword(PyObject* const* parameters, int count, PyObject* const* options,
                         PyObject* name) {
-  for (int i = 0; i < count; ++i)
-    if (parameters[i] == name)
-      return i;
   for (int o = 0; o < OPTION_COUNT; ++o)
     if (options[o] == name)
       return count + o;
+  for (int i = 0; i < count; ++i)
+    if (parameters[i] == name)
+      return i;
   for (int i = 0; i < count; ++i)
     if (PyUnicode_Compare(parameters[i], name) == 0)
       return i;
@@ -28,14 +29,18 @@ static int find_keyword(PyObject* const* parameters, int count, PyObject* const*
   return -1;
 }
 
+_Static_assert(OPTION_COUNT <= 32, "match_arguments keeps a bit per option in an unsigned");
+
 static int duplicate(const char* launcher, PyObject* name) {
   PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", launcher, name);
   return -1;
 }
 
-/* Matches the call's arguments to parameters (`arguments`) and options (`options`). */
+/* Matches the call's arguments to parameters (`arguments`) and options (`options`, with a bit
+   per option given in `given`). */
 static int match_arguments(tlc_py_state* state, int index, PyObject* const* args, Py_ssize_t nargs,
-                           PyObject* kwnames, PyObject** arguments, PyObject** options) {
+                           PyObject* kwnames, PyObject** arguments, PyObject** options,
+                           unsigned* given) {
   const tlc_py_launcher* launcher = &state->module->launchers[index];
   int count = launcher->param_count;
   if (nargs > count) {
@@ -50,8 +55,8 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
   for (int o = 0; o < OPTION_COUNT; ++o)
     options[o] = NULL;
   PyObject* const* keywords = state->keywords + state->first_keyword[index];
-  Py_ssize_t given = kwnames ? PyTuple_Size(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < given; ++k) {
+  Py_ssize_t keywords_given = kwnames ? PyTuple_Size(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < keywords_given; ++k) {
     PyObject* name = PyTuple_GetItem(kwnames, k);
     PyObject* value = args[nargs + k];
     int p = find_keyword(keywords, count, state->options, name);
@@ -70,6 +75,7 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
     if (options[o])
       return duplicate(launcher->name, name);
     options[o] = value;
+    *given |= 1u << o;
   }
   for (int p = 0; p < count; ++p)
     if (!arguments[p]) {
@@ -176,16 +182,18 @@ static int parse_flag(PyObject* value, int* flag) {
   return 0;
 }
 
-/* Every option but l2_persist_base, which is an address (converted with the arguments). */
+/* Every option given (a bit each in `given`) but l2_persist_base, which is an address
+   (converted with the arguments). */
 static int parse_options(tlc_py_state* state, const char* launcher, PyObject** options,
-                         tlc_config* config, tlc_py_defaults* defaults) {
+                         unsigned given, tlc_config* config, tlc_py_defaults* defaults) {
   memset(config, 0, sizeof *config);
   config->size = sizeof *config;
   tlc_py_where where = {launcher, NULL, NULL};
   unsigned long long value = 0;
-  for (int o = 0; o < OPTION_COUNT; ++o) {
+  for (; given; given &= given - 1) {
+    int o = __builtin_ctz(given);
     PyObject* option = options[o];
-    if (!option || (option == Py_None && o != OPTION_GRID && o != OPTION_BLOCK))
+    if (option == Py_None && o != OPTION_GRID && o != OPTION_BLOCK)
       continue;
     where.argument = tlc_py_option_names[o];
     switch (o) {
@@ -278,10 +286,11 @@ int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t na
   tlc_py_state* state = tlc_py_state_of(self);
   const tlc_py_launcher* launcher = &state->module->launchers[index];
   PyObject* options[OPTION_COUNT];
-  if (match_arguments(state, index, args, nargs, kwnames, call->arguments, options) < 0)
+  unsigned given = 0;
+  if (match_arguments(state, index, args, nargs, kwnames, call->arguments, options, &given) < 0)
     return -1;
   tlc_py_defaults defaults = {-1, 0, 0, 0, NULL};
-  if (parse_options(state, launcher->name, options, &call->config, &defaults) < 0)
+  if (parse_options(state, launcher->name, options, given, &call->config, &defaults) < 0)
     return -1;
   for (int p = 0; p < launcher->param_count; ++p)
     if (convert_argument(state, launcher->name, &launcher->params[p], call->arguments[p],
