@@ -64,8 +64,7 @@ static PyObject* gil(PyObject* module, PyObject* argument) {
     return NULL;
   double start = now();
   for (long i = 0; i < count; ++i) {
-    Py_BEGIN_ALLOW_THREADS
-    Py_END_ALLOW_THREADS
+    Py_BEGIN_ALLOW_THREADS Py_END_ALLOW_THREADS
   }
   return PyFloat_FromDouble(now() - start);
 }
