@@ -10,11 +10,12 @@
 // the libtorch the process has loaded, by the names and C signatures of that ABI, and a torch
 // without them keeps the Python registration (register_torch_ops falls back per launcher).
 //
-// The stack, for the schema register_torch_ops defines (python/package/tlc/__init__.py): the
+// The stack, for the schemas register_torch_ops defines (python/package/tlc/__init__.py): the
 // launcher's parameters (Tensor: an owned tensor handle; int: int64; float: double; bool), then
-// int[] grid, int[] block (owned list handles), int shared_mem, int[]? cluster (0 for None, else
-// an owned heap StableIValue holding a list handle), bool cooperative, bool
-// programmatic_dependent_launch. The kernel owns every input and releases each, whatever
+// int[] grid, int[] block (owned list handles), int shared_mem, and for the default overload
+// (not .basic) int[]? cluster (0 for None, else an owned heap StableIValue holding a list
+// handle), bool cooperative, bool programmatic_dependent_launch. One kernel serves both
+// overloads: the stack's size says which. The kernel owns every input and releases each, whatever
 // happens. Errors are thrown as std::runtime_error (torch's stable ABI has no other way; Python
 // sees RuntimeError), with the message the Python launcher would give.
 #include "Binding.h"
@@ -150,8 +151,11 @@ bool findTorchAbi(const std::vector<std::string>& paths) {
   return found;
 }
 
-// What a launcher's op takes beyond its parameters (register_torch_ops's schema).
+// What a launcher's op takes beyond its parameters (register_torch_ops's schemas): the .basic
+// overload takes the first kBasicOptionCount.
 enum Option { kGrid, kBlock, kSharedMem, kCluster, kCooperative, kPdl, kOptionCount };
+constexpr uint64_t kBasicOptionCount = kCluster;
+constexpr char kBasicOverload[] = ".basic";
 const char* const kOptionNames[] = {"grid",    "block",       "shared_mem",
                                     "cluster", "cooperative", "programmatic_dependent_launch"};
 
@@ -391,8 +395,10 @@ void dim3Option(const char* launcher, const char* option, StableIValue list, uns
   }
 }
 
-// The launch's configuration from the options; the stream is torch's current on `device`.
-void configure(const char* launcher, const StableIValue* options, int device, tlc_config* config) {
+// The launch's configuration from the `count` options given (kBasicOptionCount or all); the
+// stream is torch's current on `device`.
+void configure(const char* launcher, const StableIValue* options, uint64_t count, int device,
+               tlc_config* config) {
   std::memset(config, 0, sizeof *config);
   config->size = sizeof *config;
   dim3Option(launcher, kOptionNames[kGrid], options[kGrid], config->grid);
@@ -402,11 +408,13 @@ void configure(const char* launcher, const StableIValue* options, int device, tl
     fail("%s(): option 'shared_mem' = %" PRId64 " is out of range (0..%u)", launcher, shared,
          UINT32_MAX);
   config->shared_bytes = static_cast<unsigned>(shared);
-  if (options[kCluster])
-    dim3Option(launcher, kOptionNames[kCluster],
-               *reinterpret_cast<const StableIValue*>(options[kCluster]), config->cluster);
-  config->cooperative = bitsAs<bool>(options[kCooperative]);
-  config->programmatic_dependent_launch = bitsAs<bool>(options[kPdl]);
+  if (count == kOptionCount) {
+    if (options[kCluster])
+      dim3Option(launcher, kOptionNames[kCluster],
+                 *reinterpret_cast<const StableIValue*>(options[kCluster]), config->cluster);
+    config->cooperative = bitsAs<bool>(options[kCooperative]);
+    config->programmatic_dependent_launch = bitsAs<bool>(options[kPdl]);
+  }
   config->l2_persist_hit_ratio = 1.0f;
   config->device = device;
   void* stream = nullptr;
@@ -421,10 +429,10 @@ extern "C" void tlc_py_torch_boxed(const tlc_py_module* module, int index, tlc_p
   const tlc_py_launcher& launcher = module->launchers[index];
   OwnedInputs owned(launcher, stack, inputs);
   uint64_t params = static_cast<uint64_t>(launcher.param_count);
-  if (inputs != params + kOptionCount || outputs != 0)
+  if ((inputs != params + kOptionCount && inputs != params + kBasicOptionCount) || outputs != 0)
     fail("%s(): torch passed %" PRIu64 " arguments and wants %" PRIu64
-         " results, where the schema has %" PRIu64 " and none",
-         launcher.name, inputs, outputs, params + kOptionCount);
+         " results, where the schemas have %" PRIu64 " or %" PRIu64 " and none",
+         launcher.name, inputs, outputs, params + kBasicOptionCount, params + kOptionCount);
   tlc_py_value values[kMaxParams];
   int device = -1;
   for (uint64_t p = 0; p < params; ++p) {
@@ -435,7 +443,7 @@ extern "C" void tlc_py_torch_boxed(const tlc_py_module* module, int index, tlc_p
       scalarValue(launcher.name, param, stack[p], &values[p]);
   }
   tlc_config config;
-  configure(launcher.name, stack + params, device, &config);
+  configure(launcher.name, stack + params, inputs - params, device, &config);
   tlc_status status = invoke(&config, values);
   if (status != TLC_SUCCESS) {
     const char* message = module->last_error();
@@ -445,8 +453,9 @@ extern "C" void tlc_py_torch_boxed(const tlc_py_module* module, int index, tlc_p
 }
 
 // _ext.register_torch_kernels(namespace, names, libraries): registers the native kernel of each
-// launcher named that can run natively, for the CUDA key of `namespace`; returns the names
-// registered ([] where this torch has no stable ABI: the caller registers the rest in Python).
+// launcher named that can run natively, for the CUDA key of `namespace`, as the kernel of both
+// its overloads (NAME.basic and NAME); returns the overloads registered, by those names ([]
+// where this torch has no stable ABI: the caller registers the rest in Python).
 extern "C" PyObject* tlc_py_register_torch_kernels(PyObject* self, PyObject* args) {
   const char* ns = nullptr;
   PyObject* names = nullptr;
@@ -479,9 +488,17 @@ extern "C" PyObject* tlc_py_register_torch_kernels(PyObject* self, PyObject* arg
     const tlc_py_launcher& launcher = module->launchers[i];
     PyObject* name = PyUnicode_FromString(launcher.name);
     int wanted = name ? PySequence_Contains(names, name) : -1;
-    if (wanted == 1 && runsNatively(launcher) &&
-        gAbi.libraryImpl(library, launcher.name, module->torch_kernels[i], kTorchAbi_2_10) == 0)
-      wanted = PyList_Append(registered, name) < 0 ? -1 : 1;
+    if (wanted == 1 && runsNatively(launcher)) {
+      std::string basic = std::string(launcher.name) + kBasicOverload;
+      for (const char* overload : {basic.c_str(), launcher.name}) {
+        if (gAbi.libraryImpl(library, overload, module->torch_kernels[i], kTorchAbi_2_10) != 0)
+          continue;
+        PyObject* registeredName = PyUnicode_FromString(overload);
+        if (!registeredName || PyList_Append(registered, registeredName) < 0)
+          wanted = -1;
+        Py_XDECREF(registeredName);
+      }
+    }
     Py_XDECREF(name);
     if (wanted < 0) {
       Py_DECREF(registered);

@@ -266,8 +266,9 @@ class TorchOpTests(unittest.TestCase):
         if not self.native:
             self.skipTest("torch < 2.10 has no stable C ABI: the ops are Python kernels")
         for name in ["vadd", "saxpy", "scale_half", "fill_u8", "echo_widths"]:
-            dump = torch._C._dispatch_dump(f"pyops_native::{name}")
-            self.assertIn("registered at tlc:0", dump, name)  # the native registration
+            for overload in (name, f"{name}.basic"):
+                dump = torch._C._dispatch_dump(f"pyops_native::{overload}")
+                self.assertIn("registered at tlc:0", dump, overload)  # the native registration
         # A tensor map's launcher keeps its Python kernel.
         self.assertNotIn("registered at tlc:0",
                          torch._C._dispatch_dump("pyops_native::transpose_tiles"))
@@ -289,6 +290,42 @@ class TorchOpTests(unittest.TestCase):
         self.assertTrue(torch.equal(half, expected))
         self.assertEqual(widths.tolist(), [1, -128, 255, -32768, 65535, -(2**31), 2**32 - 1,
                                            -(2**63), 2**63 - 1, 9])
+
+    def test_overloads(self):
+        """A call giving no option beyond grid, block and shared_mem reaches .basic (fewer
+        keywords for torch to parse per call); one giving any other, .default. Both launch."""
+        resolve = torch._C._jit_resolve_packet
+        arguments = (self.a, self.b, torch.empty_like(self.a), N)
+        dims = {"grid": [blocks(N)], "block": [BLOCK]}
+        self.assertEqual(resolve("pyops_native::vadd", *arguments, **dims), "basic")
+        self.assertEqual(resolve("pyops_native::vadd", *arguments, shared_mem=0, **dims), "basic")
+        for option, value in [("cluster", None), ("cooperative", False),
+                              ("programmatic_dependent_launch", False)]:
+            self.assertEqual(resolve("pyops_native::vadd", *arguments, **{option: value}, **dims),
+                             "default", option)
+        every = {"shared_mem": 0, "cluster": None, "cooperative": False,
+                 "programmatic_dependent_launch": False}
+        for overload, options in [("basic", {"shared_mem": 0}), ("default", every)]:
+            out = torch.zeros_like(self.a)
+            getattr(torch.ops.pyops_native.vadd, overload)(self.a, self.b, out, N, **dims,
+                                                           **options)
+            torch.cuda.synchronize()
+            torch.testing.assert_close(out, self.a + self.b, msg=overload)
+        with self.assertRaises((RuntimeError, TypeError)):  # .basic has no cluster
+            torch.ops.pyops_native.vadd.basic(*arguments, cluster=[1], **dims)
+
+    def test_overloads_of_a_python_kernel(self):
+        """A tensor map's launcher is the Python kernel of both overloads."""
+        rows, cols = 128, 64
+        source = torch.randn(rows, cols, device="cuda").to(torch.bfloat16)
+        grid = [blocks(cols, 64), blocks(rows, 64)]
+        for call in (lambda out: self.ops.copy_tiles(source, out, grid=grid, block=[32]),
+                     lambda out: self.ops.copy_tiles(source, out, grid=grid, block=[32],
+                                                     cooperative=False)):
+            copied = torch.zeros_like(source)
+            call(copied)
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(copied, source))
 
     def test_current_stream_and_views(self):
         out = torch.zeros_like(self.a)

@@ -167,13 +167,19 @@ _TORCH_OPTIONS = (
     "int[] grid, int[] block, int shared_mem=0, int[]? cluster=None, bool cooperative=False, "
     "bool programmatic_dependent_launch=False"
 )
+# The overload a call reaches when it gives no other options, defined first so that torch tries
+# it first: torch's Python call looks every keyword of the schema up in the call's keywords, and
+# boxes a value for each (docs/benchmarks.md has what three fewer save).
+_BASIC_OVERLOAD = "basic"
+_TORCH_BASIC_OPTIONS = "int[] grid, int[] block, int shared_mem=0"
 
 _registered = {}
 
 
-def _torch_schema(params):
-    """The op schema of a launcher, its mutated arguments annotated (Tensor(a0!), ...); None if
-    a parameter has no torch type (structs passed by value, __half2 and __nv_bfloat162)."""
+def _torch_schema(params, options=_TORCH_OPTIONS):
+    """The op schema of a launcher taking `options`, its mutated arguments annotated
+    (Tensor(a0!), ...); None if a parameter has no torch type (structs passed by value, __half2
+    and __nv_bfloat162)."""
     arguments, mutated = [], 0
     for keyword, kind, _ctype, writable, scalar, _dtypes in params:
         if kind == "record" or scalar in _NO_SCHEMA_SCALARS:
@@ -188,7 +194,7 @@ def _torch_schema(params):
         else:
             arguments.append(f"Tensor {keyword}")
     arguments.append("*")
-    arguments.append(_TORCH_OPTIONS)
+    arguments.append(options)
     return "(" + ", ".join(arguments) + ") -> ()"
 
 
@@ -217,6 +223,12 @@ def register_torch_ops(namespace=None):
     graph capture. Launchers taking a struct, a ``__half2`` or a ``__nv_bfloat162`` by value
     have no torch schema and are left out.
 
+    Each op has two overloads: ``.default`` takes every option above, and ``.basic`` only
+    ``grid``, ``block`` and ``shared_mem``. A call of the op (``torch.ops.<namespace>.<launcher>
+    (...)``) reaches ``.basic`` when it gives no other option, and ``.default`` otherwise; the
+    two launch alike. ``.basic`` exists for speed: torch parses a call against every keyword its
+    schema has.
+
     The ops are defined with ``torch.library.Library``. On torch 2.10 and later, an op whose
     launcher takes only tensors and numbers runs as a native kernel of torch's dispatcher
     (through torch's stable C ABI, no Python and no GIL between the dispatcher and the
@@ -242,22 +254,24 @@ def register_torch_ops(namespace=None):
     schemas = {name: _torch_schema(_ext.parameters[name]) for name in _ext.launchers}
     schemas = {name: schema for name, schema in schemas.items() if schema is not None}
     for name, schema in schemas.items():
+        basic = _torch_schema(_ext.parameters[name], _TORCH_BASIC_OPTIONS)
+        library.define(f"{name}.{_BASIC_OVERLOAD}{basic}")
         library.define(name + schema)
     # The launchers taking only tensors and numbers run as native kernels of the dispatcher,
-    # through torch's stable C ABI (torch >= 2.10); the others, or all of them on an older
-    # torch, with the launcher itself as a Python kernel.
+    # through torch's stable C ABI (torch >= 2.10), both overloads; the others, or all of them
+    # on an older torch, with the launcher itself as a Python kernel.
     native = set(_ext.register_torch_kernels(namespace, list(schemas), _libtorch(torch)))
     ops = {}
     for name in schemas:
-        if name not in native:
-            has_tensors = any(kind in ("pointer", "tensor_map")
-                              for _, kind, *_ in _ext.parameters[name])
-            # The dispatcher passes the keyword-only options as keywords, as the launcher
-            # takes them. An op without tensors has no device to dispatch on: it runs whatever
-            # the key.
-            library.impl(name, _ext.launchers[name],
-                         "CUDA" if has_tensors else "CompositeExplicitAutograd")
-        torch.library.register_fake(f"{namespace}::{name}", _no_output, lib=library)
+        has_tensors = any(kind in ("pointer", "tensor_map") for _, kind, *_ in _ext.parameters[name])
+        for overload in (f"{name}.{_BASIC_OVERLOAD}", name):
+            if overload not in native:
+                # The dispatcher passes the keyword-only options as keywords, as the launcher
+                # takes them. An op without tensors has no device to dispatch on: it runs
+                # whatever the key.
+                library.impl(overload, _ext.launchers[name],
+                             "CUDA" if has_tensors else "CompositeExplicitAutograd")
+            torch.library.register_fake(f"{namespace}::{overload}", _no_output, lib=library)
         ops[name] = getattr(getattr(torch.ops, namespace), name)
     result = types.SimpleNamespace(**ops)
     result._library = library  # the registrations live as long as the library object
