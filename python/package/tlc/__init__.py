@@ -263,7 +263,8 @@ def register_torch_ops(namespace=None):
     native = set(_ext.register_torch_kernels(namespace, list(schemas), _libtorch(torch)))
     ops = {}
     for name in schemas:
-        has_tensors = any(kind in ("pointer", "tensor_map") for _, kind, *_ in _ext.parameters[name])
+        has_tensors = any(kind in ("pointer", "tensor_map")
+                          for _, kind, *_ in _ext.parameters[name])
         for overload in (f"{name}.{_BASIC_OVERLOAD}", name):
             if overload not in native:
                 # The dispatcher passes the keyword-only options as keywords, as the launcher
