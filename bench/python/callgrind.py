@@ -34,6 +34,7 @@ import sysconfig
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))  # the repository: python/src/DlpackExchange.h
 
 # "<kernel> <arguments>": the worker below knows each.
 VARIANTS = [
@@ -143,7 +144,8 @@ def build_standins(work):
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     target = os.path.join(work, "standins" + suffix)
     run([os.environ.get("CC", "cc"), "-O2", "-shared", "-fPIC", "-Wall", "-Wextra",
-         "-I", sysconfig.get_paths()["include"], os.path.join(HERE, "standins.c"), "-o", target])
+         "-I", sysconfig.get_paths()["include"], "-I", os.path.join(ROOT, "python", "src"),
+         os.path.join(HERE, "standins.c"), "-o", target])
     return work
 
 

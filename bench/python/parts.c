@@ -14,22 +14,12 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <dlpack/dlpack.h>
+#include "DlpackExchange.h"
+
 #include <stdint.h>
 #include <time.h>
 
-/* DLPack 1.3's DLPackExchangeAPI, as python/src/Binding.h reads it. */
-typedef struct {
-  struct {
-    uint32_t major, minor;
-  } version;
-  const void* previous;
-  void* managed_tensor_allocator;
-  void* managed_tensor_from_py_object_no_sync;
-  void* managed_tensor_to_py_object_no_sync;
-  int (*dltensor_from_py_object_no_sync)(void* object, DLTensor* out);
-  int (*current_work_stream)(DLDeviceType type, int32_t device, void** stream);
-} ExchangeApi;
+typedef struct tlc_dlpack_exchange_api ExchangeApi;
 
 static double now(void) {
   struct timespec t;
@@ -85,47 +75,42 @@ static const ExchangeApi* exchange_api(PyObject* object) {
   return api;
 }
 
-static int parse_pair(PyObject* const* args, Py_ssize_t nargs, const ExchangeApi** api,
-                      long* count) {
+enum Step { STEP_VIEW, STEP_STREAM };
+
+/* Seconds for `count` calls of one of the exchange API's functions, args = (tensor, count): the
+   tensor's view, or the current stream on its device. */
+static PyObject* time_api(PyObject* const* args, Py_ssize_t nargs, enum Step step) {
   if (nargs != 2) {
     PyErr_SetString(PyExc_TypeError, "takes (tensor, count)");
-    return -1;
+    return NULL;
   }
-  if (count_of(args[1], count) < 0)
-    return -1;
-  *api = exchange_api(args[0]);
-  return *api ? 0 : -1;
+  long count = 0;
+  if (count_of(args[1], &count) < 0)
+    return NULL;
+  const ExchangeApi* api = exchange_api(args[0]);
+  DLTensor view;
+  if (!api || api->dltensor_from_py_object_no_sync(args[0], &view) != 0)
+    return NULL;
+  void* current = NULL;
+  double start = now();
+  for (long i = 0; i < count; ++i) {
+    int status = step == STEP_VIEW ? api->dltensor_from_py_object_no_sync(args[0], &view)
+                                   : api->current_work_stream(view.device.device_type,
+                                                              view.device.device_id, &current);
+    if (status != 0)
+      return NULL;
+  }
+  return PyFloat_FromDouble(now() - start);
 }
 
 static PyObject* exchange(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
   (void)module;
-  const ExchangeApi* api = NULL;
-  long count = 0;
-  if (parse_pair(args, nargs, &api, &count) < 0)
-    return NULL;
-  DLTensor view;
-  double start = now();
-  for (long i = 0; i < count; ++i)
-    if (api->dltensor_from_py_object_no_sync(args[0], &view) != 0)
-      return NULL;
-  return PyFloat_FromDouble(now() - start);
+  return time_api(args, nargs, STEP_VIEW);
 }
 
 static PyObject* stream(PyObject* module, PyObject* const* args, Py_ssize_t nargs) {
   (void)module;
-  const ExchangeApi* api = NULL;
-  long count = 0;
-  if (parse_pair(args, nargs, &api, &count) < 0)
-    return NULL;
-  DLTensor view;
-  if (api->dltensor_from_py_object_no_sync(args[0], &view) != 0)
-    return NULL;
-  void* current = NULL;
-  double start = now();
-  for (long i = 0; i < count; ++i)
-    if (api->current_work_stream(view.device.device_type, view.device.device_id, &current) != 0)
-      return NULL;
-  return PyFloat_FromDouble(now() - start);
+  return time_api(args, nargs, STEP_STREAM);
 }
 
 static PyMethodDef methods[] = {

@@ -16,7 +16,8 @@
 #include <Python.h>
 #include <structmember.h>
 
-#include <dlpack/dlpack.h>
+#include "DlpackExchange.h"
+
 #include <string.h>
 
 typedef struct {
@@ -74,18 +75,7 @@ static PyTypeObject TensorType = {
     .tp_members = tensor_members,
 };
 
-/* DLPack 1.3's DLPackExchangeAPI (the layout python/src/Binding.h reads). */
-typedef struct {
-  struct {
-    uint32_t major, minor;
-  } version;
-  const void* previous;
-  void* managed_tensor_allocator;
-  void* managed_tensor_from_py_object_no_sync;
-  void* managed_tensor_to_py_object_no_sync;
-  int (*dltensor_from_py_object_no_sync)(void* object, DLTensor* out);
-  int (*current_work_stream)(DLDeviceType type, int32_t device, void** stream);
-} ExchangeApi;
+typedef struct tlc_dlpack_exchange_api ExchangeApi;
 
 static int64_t exchange_shape[1] = {1 << 20};
 

@@ -3,6 +3,7 @@
 #ifndef TLC_PYTHON_BINDING_H
 #define TLC_PYTHON_BINDING_H
 
+#include "DlpackExchange.h"
 #include "LaunchOptions.h"
 #include "tlc/python.h"
 
@@ -31,22 +32,6 @@ enum tlc_py_array_kind {
   ARRAY_DLPACK,  /* __dlpack__ */
   ARRAY_INDEX,   /* an integer-like object (__index__): the address itself */
   ARRAY_EXCHANGE /* only the DLPack exchange API of its type (__dlpack_c_exchange_api__) */
-};
-
-/* DLPack's C exchange API (dlpack.h 1.3, DLPackExchangeAPI), which a type offers as the capsule
-   __dlpack_c_exchange_api__ (torch >= 2.10): C functions that read a DLTensor view of an object
-   and the framework's current stream, without a Python call. Debian's DLPack headers predate
-   it; the layout is the DLPack 1.x ABI's. */
-struct tlc_dlpack_exchange_api {
-  struct {
-    uint32_t major, minor;
-  } version;
-  const void* previous;
-  void* managed_tensor_allocator;
-  void* managed_tensor_from_py_object_no_sync;
-  void* managed_tensor_to_py_object_no_sync;
-  int (*dltensor_from_py_object_no_sync)(void* object, DLTensor* out);
-  int (*current_work_stream)(DLDeviceType type, int32_t device, void** stream);
 };
 
 /* What the binding learned about an argument's type the first time it saw one (Arrays.c). */
