@@ -518,8 +518,8 @@ tlc_status prepareDevice(const Module& module, ModuleState& state, int ordinal) 
       return fail(TLC_ERROR_DRIVER, "%s: out of host memory", module.name);
     device->ordinal = ordinal;
   }
-  // Apart from the state above: where memory ran out between the two, the state stays and a
-  // later launch makes the table it lacks.
+  // Made apart from the state: if memory ran out between the two, the state stays without its
+  // table, and a later launch makes the table here.
   if (!device->kernels) {
     device->kernels = makeArray<KernelSlot>(static_cast<size_t>(module.kernelCount));
     if (!device->kernels)
