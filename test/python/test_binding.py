@@ -1040,6 +1040,41 @@ class TorchStandInTests(WithTorchStandIn):
         self.assertEqual(launch["tensor_maps"][0]["address"], 0x300000)
 
 
+class ReentrantCallTests(WithTorchStandIn):
+    """Reading an argument may run Python (a tensor's methods, an array's properties) that
+    launches too. test/python/CMakeLists.txt runs this suite under Python's debug allocator,
+    which overwrites freed objects, so that using one the binding no longer owns fails here."""
+
+    def test_a_method_that_launches_evicts_every_cached_type_and_drops_the_next_method(self):
+        package = self.package
+
+        def data_ptr(tensor):
+            tensor.calls.append("its own data_ptr")
+            return tensor.address
+
+        class Evicting(Tensor):
+            def get_device(self):
+                # More new array types than the binding's per-type cache holds: every entry is
+                # replaced, this type's included, while the outer call reads this tensor.
+                for index in range(12):
+                    fresh = type(f"Fresh{index}", (CudaArray,), {})
+                    package.saxpy(fresh(0x5000 + index), 0, 1.0, 16, **LAUNCH)
+                # The method the binding calls next now lives only where the binding keeps it.
+                del Evicting.data_ptr
+                return Tensor.get_device(self)
+
+        Evicting.data_ptr = data_ptr
+        del data_ptr
+        tensor = Evicting(0x9000)
+        self.package.saxpy(tensor, 0, 3.0, 16, **LAUNCH)
+        launches = self.driver.launches()
+        self.assertEqual([launch["params"][0] for launch in launches],
+                         [0x5000 + index for index in range(12)] + [0x9000])
+        # The method the type had when the binding learned it, dropped from the type meanwhile.
+        self.assertEqual(tensor.calls, ["get_device", "its own data_ptr"])
+        self.assertNotIn("data_ptr", vars(Evicting))
+
+
 class ExchangeApiTests(WithTorchStandIn):
     """Types that define DLPack's C exchange API (__dlpack_c_exchange_api__, as torch.Tensor does
     since torch 2.10): read through it in C, with their other ways (torch's methods, __dlpack__)
