@@ -496,7 +496,7 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
         verdict = "met" if ratio <= 1.25 else f"missed by {ratio / 1.25:.2f}x"
         print(f"target: {tlc} <= 1.25x the C floor: {ratio:.2f}x ({verdict})")
         for name, (other_us, _) in sorted(results.items()):
-            if name.startswith(("tlc", "C:")):
+            if name.startswith(("tlc", "C:", "part:")):  # the parts are no way to launch
                 continue
             faster = "faster" if us < other_us else "NOT faster"
             print(f"target: {tlc} ({us:.2f} µs) {faster} than {name} ({other_us:.2f} µs): "
@@ -514,7 +514,7 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
             (dims, _), (plain, _) = results[DIMS_OP], results["torch C++ op"]
             print(f"parts: torch charges an op {dims - plain:.2f} µs ({dims / plain:.2f}x its "
                   f"four-argument cost) for taking grid=[1], block=[32]")
-        self.parts(results)
+        print_parts(results)
         pair = ("tlc: CuPy arrays", "CuPy: RawKernel")
         if all(name in results for name in pair):
             (mine, _), (theirs, _) = results[pair[0]], results[pair[1]]
@@ -522,21 +522,22 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
             print(f"target: {pair[0]} ({mine:.2f} µs) {faster} than CuPy's own {pair[1]} "
                   f"({theirs:.2f} µs) on CuPy arrays: {theirs / mine:.2f}x")
 
-    def parts(self, results):
-        """The least a torch-tensor call can cost (the C launcher and the parts outside the
-        binding), against what tlc's costs."""
-        names = ["C: tlc launcher", *PARTS, "tlc: torch tensors"]
-        if not all(name in results for name in names):
-            return
-        least_us = sum(results[name][0] * PARTS.get(name, 1) for name in names[:-1])
-        least = sum(results[name][1] * PARTS.get(name, 1) for name in names[:-1])
-        us, ratio = results["tlc: torch tensors"]
-        terms = ", ".join(f"{name[6:]} {results[name][0]:.2f}" + (f" x {PARTS[name]}"
-                          if PARTS[name] > 1 else "") for name in PARTS)
-        print(f"parts: a torch-tensor call costs at least {least_us:.2f} µs ({least:.2f}x the C "
-              f"floor) whatever binds it: the C launcher {results[names[0]][0]:.2f}, {terms}")
-        print(f"parts: tlc's torch-tensor call {us:.2f} µs ({ratio:.2f}x): its binding adds "
-              f"{us - least_us:.2f} µs ({ratio - least:.2f}x the C floor)")
+
+def print_parts(results):
+    """The least a torch-tensor call can cost (the C launcher and the parts outside the
+    binding), against what tlc's costs."""
+    names = ["C: tlc launcher", *PARTS, "tlc: torch tensors"]
+    if not all(name in results for name in names):
+        return
+    least_us = sum(results[name][0] * PARTS.get(name, 1) for name in names[:-1])
+    least = sum(results[name][1] * PARTS.get(name, 1) for name in names[:-1])
+    us, ratio = results["tlc: torch tensors"]
+    terms = ", ".join(f"{name[6:]} {results[name][0]:.2f}" + (f" x {PARTS[name]}"
+                      if PARTS[name] > 1 else "") for name in PARTS)
+    print(f"parts: a torch-tensor call costs at least {least_us:.2f} µs ({least:.2f}x the C "
+          f"floor) whatever binds it: the C launcher {results[names[0]][0]:.2f}, {terms}")
+    print(f"parts: tlc's torch-tensor call {us:.2f} µs ({ratio:.2f}x): its binding adds "
+          f"{us - least_us:.2f} µs ({ratio - least:.2f}x the C floor)")
 
 
 def main():

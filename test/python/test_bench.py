@@ -74,13 +74,13 @@ class BenchSumTests(unittest.TestCase):
                    "part: torch stream": (0.02, 0.01), "tlc: torch tensors": (3.6, 1.22)}
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            bench.Bench.parts(None, results)
+            bench.print_parts(results)
         lines = printed.getvalue().splitlines()
         # 3.0 + 0.04 + 0.07 + 2 * 0.06 + 0.02: the view is paid once per tensor, empty4 has two.
         self.assertIn("costs at least 3.25 µs (1.10x the C floor)", lines[0])
         self.assertIn("its binding adds 0.35 µs (0.12x the C floor)", lines[1])
         with contextlib.redirect_stdout(io.StringIO()) as nothing:
-            bench.Bench.parts(None, {"tlc: torch tensors": (3.6, 1.22)})
+            bench.print_parts({"tlc: torch tensors": (3.6, 1.22)})
         self.assertEqual(nothing.getvalue(), "")  # a run without the parts says nothing
 
 
