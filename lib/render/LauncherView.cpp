@@ -165,29 +165,6 @@ static void addPresentationHelpers(const Module& module, const LauncherFacts& fa
   view["toolkit_headers"] = std::vector<std::string>(toolkitHeaders.begin(), toolkitHeaders.end());
 }
 
-std::string commentText(llvm::StringRef text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    char next = i + 1 < text.size() ? text[i + 1] : '\0';
-    if ((c == '*' && next == '/') || (c == '/' && next == '*') || (c == '?' && next == '?')) {
-      out += static_cast<char>(c);
-      out += '\\'; // "*\/", "/\*", "?\?": no comment ends or starts, no trigraph forms
-      continue;
-    }
-    if (c == '\\') {
-      out += "\\\\"; // a backslash ending a line comment would continue it on the next line
-    } else if (c < 0x20 || c == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c); // a newline would end the comment
-      out += escaped;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 std::string cFieldName(const std::string& name) {
   // C keywords that are not C++ keywords, so a C++ field may be named so.
   static const char* const keywords[] = {
@@ -200,24 +177,9 @@ std::string cFieldName(const std::string& name) {
   return name;
 }
 
-// What generated code pastes as it is, made safe there: names and file names in comments, field
-// names that C reserves.
-static void makePasteSafe(nlohmann::json& view) {
-  auto comment = [](nlohmann::json& value) {
-    if (value.is_string())
-      value = commentText(value.get<std::string>());
-  };
-  for (nlohmann::json& input : view["build"]["inputs"])
-    comment(input);
-  for (nlohmann::json& kernel : view["kernels"]) {
-    comment(kernel["display_name"]);
-    comment(kernel["location"]["file"]);
-    for (nlohmann::json& param : kernel["untyped_params"])
-      comment(param["type"]);
-  }
+// Record fields that C reserves, renamed: the mirrors' fields are C identifiers.
+static void renameReservedFields(nlohmann::json& view) {
   for (nlohmann::json& record : view["records"]) {
-    comment(record["name"]);
-    comment(record["header"]);
     // Renamed fields stay distinct from the others: restrict_ may be taken already.
     std::set<std::string> taken;
     for (nlohmann::json& field : record["fields"])
@@ -237,7 +199,7 @@ nlohmann::json launcherView(const Module& module, const LauncherFacts& facts) {
   nlohmann::json view = toJson(module);
   addPresentationHelpers(module, facts, view);
   view["build"] = buildSection(facts);
-  makePasteSafe(view);
+  renameReservedFields(view);
   return view;
 }
 

@@ -1,9 +1,9 @@
 // The view the launcher templates render: the module as `inspect --json` prints it
 // (model/ModelJson.h, derived facts included), a `build` section with what only the build knows
 // (module name, targets, image, the module API, the text of tlc/launcher.h), and a few
-// presentation helpers Mustache cannot compute (counts, padded arrays, filtered lists). What the
-// templates paste as it is is made safe in the view, by construction: names and file names that
-// land in comments (commentText), and record fields C reserves (cFieldName).
+// presentation helpers Mustache cannot compute (counts, padded arrays, filtered lists). Its strings
+// are data: the renderer escapes each for the generated file's language (render/Literals.h). The
+// view renames only what C reserves (cFieldName).
 #pragma once
 
 #include "model/Model.h"
@@ -26,10 +26,6 @@ struct LauncherFacts {
   bool embedImage = true;
   std::string launcherTypes; // the text of tlc/launcher.h, copied into NAME.h
 };
-
-// `text` as it may stand inside a /* */ or // comment: "*/", "/*", "??", backslashes and control
-// characters (a newline in a file name) escaped, so that nothing in it ends the comment.
-std::string commentText(llvm::StringRef text);
 
 // A record field's name in the C mirror: `restrict` and C's other reserved words get a '_'.
 std::string cFieldName(const std::string& name);

@@ -3,6 +3,7 @@
 
 #include "model/EnumTables.h"
 #include "python/src/LaunchOptions.h"
+#include "render/Literals.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -180,38 +181,6 @@ std::string acceptsLiteral(const Dtypes& dtypes) {
   return literal;
 }
 
-// `text` as the body of a C string literal.
-std::string cEscaped(llvm::StringRef text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
-// `text` inside a Python triple-quoted string.
-std::string pythonDocEscaped(llvm::StringRef text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\\' || c == '"')
-      out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 // What each parameter takes, one line each, for docstrings.
 std::string parameterLines(const Kernel& kernel, const std::vector<std::string>& keywords) {
   std::string lines;
@@ -267,7 +236,7 @@ std::string docText(const Kernel& kernel, const std::vector<std::string>& keywor
 nlohmann::json paramView(const Param& param, const std::string& keyword, const Module& module) {
   nlohmann::json view = {
       {"keyword", keyword},
-      {"type_literal", cEscaped(param.type)},
+      {"type", param.type},
       {"writable", "0"},
       {"size", "0"},
       {"rank", "0"},
@@ -402,12 +371,12 @@ void addPythonView(const Module& module, nlohmann::json& view) {
     std::string doc = docText(kernel, keywords);
     kernelView["python"] = {
         {"slots", std::to_string(std::max<size_t>(1, kernel.params.size()))},
-        {"doc_literal", cEscaped(textSignature(kernel, keywords) + "\n--\n\n" + doc)},
-        {"stub_doc", pythonDocEscaped(doc)},
-        {"cxx_name_literal", cEscaped(kernel.displayName)},
+        {"doc", textSignature(kernel, keywords) + "\n--\n\n" + doc},
+        {"stub_doc", pythonDocstringText(doc)},
+        {"cxx_name", kernel.displayName},
     };
     if (hasCxxAlias(module.kernels[k], module)) {
-      kernelView["python"]["cxx_alias"] = pythonDocEscaped(kernel.displayName);
+      kernelView["python"]["cxx_alias"] = kernel.displayName;
       cxxAliases = true;
     }
   }

@@ -1,6 +1,7 @@
 // Loading and rendering the Mustache launcher templates.
 #include "render/Templates.h"
 
+#include "render/Literals.h"
 #include "support/Error.h"
 #include "support/Files.h"
 
@@ -239,9 +240,16 @@ llvm::Expected<std::string> TemplateSet::render(const std::string& name,
   auto it = Texts.find(name);
   if (it == Texts.end())
     return toolchainError("template '" + name + ".mustache' is missing from '" + Dir + "'");
+  // Every {{value}} is data in the generated file's language (render/Literals.h); only
+  // {{{value}}} pastes code, and only tlc's own tables fill those.
+  std::optional<TargetLanguage> language = templateLanguage(name);
+  if (!language)
+    return toolchainError("template '" + name +
+                          ".mustache' names no file of a language tlc generates (.c, .cpp, .h, "
+                          ".S, .py, .pyi)");
   mustache::mustache tmpl(it->second);
-  // Generated code is C, not HTML: values go in verbatim.
-  tmpl.set_custom_escape([](const std::string& text) { return text; });
+  tmpl.set_custom_escape(
+      [language](const std::string& text) { return literalText(*language, text); });
   if (!tmpl.is_valid())
     return toolchainError("template '" + name + ".mustache': " + tmpl.error_message());
   mustache::data data = toData(view);
