@@ -3,6 +3,7 @@
 
 #include "commands/CommandReference.h"
 #include "frontend/NvccOptions.h"
+#include "frontend/ParseArguments.h"
 #include "support/Error.h"
 #include "toolchain/GpuTargets.h"
 #include "toolchain/Toolchain.h"
@@ -664,6 +665,8 @@ llvm::Expected<CommandLine> parseCommandLine(const std::vector<std::string>& arg
       line.help = completionScript(commandReference(*app), line.completionShell);
     if (!reader.sources)
       return line;
+    if (llvm::Error error = screenParseArguments(split->clang))
+      return error;
     reader.sources->frontend.extraArgs = split->clang;
     if (llvm::Error error = applyNvccOptions(split->nvcc, *reader.sources, reader.build))
       return error;

@@ -2,6 +2,7 @@
 #include "frontend/Frontend.h"
 
 #include "frontend/CompilerView.h"
+#include "frontend/ParseArguments.h"
 #include "frontend/ParseCompat.h"
 #include "frontend/Preamble.h"
 #include "support/Error.h"
@@ -338,6 +339,28 @@ private:
   llvm::raw_ostream& Diagnostics;
 };
 
+// Runs one action on an invocation that can write nothing and load nothing, whatever its
+// command line said (ParseArguments.h): its output fields are cleared before the diagnostics,
+// which would open a serialized-diagnostics file, are made.
+class ParseOnly : public clang::tooling::FrontendActionFactory {
+public:
+  explicit ParseOnly(std::unique_ptr<clang::FrontendAction> action) : Action(std::move(action)) {}
+
+  std::unique_ptr<clang::FrontendAction> create() override { return std::move(Action); }
+
+  bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
+                     clang::FileManager* files,
+                     std::shared_ptr<clang::PCHContainerOperations> pchContainers,
+                     clang::DiagnosticConsumer* diagnostics) override {
+    keepParseFromWriting(*invocation);
+    return FrontendActionFactory::runInvocation(std::move(invocation), files,
+                                                std::move(pchContainers), diagnostics);
+  }
+
+private:
+  std::unique_ptr<clang::FrontendAction> Action;
+};
+
 // Runs `action` under the parse command line `commandLine`, over the real file system with the
 // compatibility header laid over it.
 bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& toolkit,
@@ -358,7 +381,9 @@ bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& to
   overlay->pushOverlay(virtualFiles);
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(
       new clang::FileManager(clang::FileSystemOptions(), overlay));
-  clang::tooling::ToolInvocation invocation(commandLine, std::move(action), files.get());
+  ParseOnly parseOnly(std::move(action));
+  clang::tooling::ToolInvocation invocation(commandLine, &parseOnly, files.get(),
+                                            std::make_shared<clang::PCHContainerOperations>());
   invocation.setDiagnosticConsumer(&diagnostics);
   invocation.setDiagnosticOptions(&diagnosticOptions);
   return invocation.run();
