@@ -39,18 +39,30 @@ struct ImageEntry {
 
 struct CubinInfo {
   unsigned sm = 0;                 // e.g. 90 for sm_90 and sm_90a
+  bool archSpecific = false;       // sm_90a: its .nv.compat section says so (cubins only)
   std::vector<ImageEntry> entries; // sorted by symbol
 };
 
+// The parameter bytes the driver accepts for one kernel (CUDA 12.1 and newer, Volta and newer):
+// no image tlc reads may lay a parameter past them.
+constexpr uint64_t kMaxParamBytes = 32764;
+
+// InternalError for parameters past kMaxParamBytes or overlapping the one before.
+llvm::Error checkParamLayout(const std::vector<ImageParam>& params);
+
 // Entries are FUNC symbols marked as CUDA entry points (st_other 0x10), LOCAL ones included:
 // static and anonymous-namespace kernels launch by their exact symbol too. Their parameters come
-// from the section `.nv.info.<symbol>` (readKernelParams).
+// from the section `.nv.info.<symbol>` (readKernelParams). Every table is read through checked
+// offsets and sizes: a malformed image is an InternalError naming what is wrong, which callers
+// reading the user's images turn into a usage error.
 llvm::Expected<CubinInfo> readCubin(llvm::MemoryBufferRef image);
 llvm::Expected<CubinInfo> readCubinFile(llvm::StringRef path);
 
 // The `.entry` functions of PTX text: `.visible .entry` (strong), `.weak .entry`, and plain
-// `.entry` (file-local: static kernels), with their `.param` lists. `sm` is 0.
-CubinInfo readPtx(llvm::StringRef text);
+// `.entry` (file-local: static kernels), with their `.param` lists. `sm` is 0. Read in one pass
+// (time linear in the text); InternalError for a list whose parameters lie past
+// kMaxParamBytes.
+llvm::Expected<CubinInfo> readPtx(llvm::StringRef text);
 llvm::Expected<CubinInfo> readPtxFile(llvm::StringRef path);
 
 // The parameters a kernel's `.nv.info.<symbol>` section describes. The section is a list of

@@ -85,26 +85,6 @@ llvm::Error refuseImageInputs(const std::string& command, const std::vector<std:
 
 namespace {
 
-// The records of a cubin's .nv.compat section are laid out as .nv.info's (DeviceImage.h): a
-// format byte, an attribute byte, then a 16-bit value or, for format 4, a 16-bit size and the
-// payload.
-constexpr uint8_t kCompatArchSpecific = 0x09;
-
-bool compatSaysArchSpecific(llvm::StringRef section) {
-  for (size_t at = 0; at + 4 <= section.size();) {
-    uint8_t format = section[at], attribute = section[at + 1];
-    uint16_t value = uint8_t(section[at + 2]) | uint16_t(uint8_t(section[at + 3])) << 8;
-    if (format == 4) {
-      at += 4 + value;
-      continue;
-    }
-    if (attribute == kCompatArchSpecific)
-      return (value & 0xff) == 1;
-    at += 4;
-  }
-  return false;
-}
-
 // `.target sm_90a` of PTX text: its arch and whether it is arch-specific; nullopt without one.
 std::optional<std::pair<unsigned, bool>> ptxTarget(llvm::StringRef text) {
   llvm::SmallVector<llvm::StringRef, 0> lines;
@@ -138,6 +118,21 @@ llvm::Error notAnImage(const std::string& path, llvm::StringRef what, llvm::Erro
   return usageError("'" + path + "' is not " + what + ": " + summarize(std::move(why)).message);
 }
 
+// PTX whose every entry declares a parameter list tlc reads: the launcher passes exactly the
+// bytes it lays out. Checked as the file is read, so that a text of many such entries fails at
+// the first, naming it, before a launcher is made for any.
+llvm::Expected<CubinInfo> readablePtx(const std::string& path, llvm::StringRef text) {
+  auto info = readPtx(text);
+  if (!info)
+    return notAnImage(path, "PTX tlc can read", info.takeError());
+  for (const ImageEntry& entry : info->entries)
+    if (!entry.paramsKnown)
+      return usageError("'" + path + "': the PTX entry '" + entry.symbol +
+                        "' has no parameter list tlc can read (`.entry " + entry.symbol +
+                        "(.param .u64 p, ...)`): its launcher could not lay out the arguments");
+  return info;
+}
+
 llvm::Expected<ImagePart> cubinPart(const std::string& path, std::string bytes) {
   ImagePart part;
   auto info = readCubin(llvm::MemoryBufferRef(bytes, path));
@@ -145,7 +140,7 @@ llvm::Expected<ImagePart> cubinPart(const std::string& path, std::string bytes) 
     return notAnImage(path, "a cubin (a CUDA ELF image)", info.takeError());
   part.info = std::move(*info);
   part.arch = part.info.sm;
-  part.archSpecific = cubinIsArchSpecific(bytes);
+  part.archSpecific = part.info.archSpecific;
   part.bytes = std::move(bytes);
   return part;
 }
@@ -169,7 +164,10 @@ llvm::Expected<std::vector<ImagePart>> fatbinParts(const std::string& path,
       if (!ptxTarget(part.bytes))
         return usageError("'" + path + "' holds compressed " + partName(part) +
                           " PTX, which tlc cannot read: give nvcc --no-compress, or the cubins");
-      part.info = readPtx(part.bytes);
+      auto info = readablePtx(path, part.bytes);
+      if (!info)
+        return info.takeError();
+      part.info = std::move(*info);
     } else {
       auto cubin = cubinPart(path, entry.payload.str());
       if (!cubin)
@@ -191,7 +189,10 @@ llvm::Expected<ImagePart> ptxPart(const std::string& path, std::string text) {
   part.ptxFile = true;
   part.arch = target->first;
   part.archSpecific = target->second;
-  part.info = readPtx(text);
+  auto info = readablePtx(path, text);
+  if (!info)
+    return info.takeError();
+  part.info = std::move(*info);
   part.bytes = std::move(text);
   return part;
 }
@@ -221,26 +222,12 @@ llvm::Expected<std::vector<ImagePart>> partsOf(const std::string& path) {
 } // namespace
 
 bool cubinIsArchSpecific(llvm::StringRef cubin) {
-  auto object = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(cubin, "cubin"));
-  if (!object) {
-    llvm::consumeError(object.takeError());
+  auto info = readCubin(llvm::MemoryBufferRef(cubin, "cubin"));
+  if (!info) {
+    llvm::consumeError(info.takeError());
     return false;
   }
-  for (const llvm::object::SectionRef& section : (*object)->sections()) {
-    auto name = section.getName();
-    if (!name || *name != ".nv.compat") {
-      if (!name)
-        llvm::consumeError(name.takeError());
-      continue;
-    }
-    auto contents = section.getContents();
-    if (!contents) {
-      llvm::consumeError(contents.takeError());
-      return false;
-    }
-    return compatSaysArchSpecific(*contents);
-  }
-  return false;
+  return info->archSpecific;
 }
 
 llvm::Expected<ImageSet> readImageInputs(const std::vector<std::string>& inputs) {

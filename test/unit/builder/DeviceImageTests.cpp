@@ -51,6 +51,12 @@ std::vector<uint64_t> sizes(const ImageEntry& entry) {
 
 using Values = std::vector<uint64_t>;
 
+CubinInfo readPtxOk(llvm::StringRef text) {
+  auto info = readPtx(text);
+  REQUIRE_EXPECTED(info);
+  return std::move(*info);
+}
+
 // Whether reading `section` fails; the error is read, not dropped.
 bool unreadable(llvm::StringRef section) {
   auto read = readKernelParams(section);
@@ -92,7 +98,7 @@ TEST_CASE("the parameter base differs by arch, and offsets follow it", "[image]"
 }
 
 TEST_CASE("PTX entries give their parameter lists", "[image]") {
-  CubinInfo ptx = readPtx(readText(compileLayouts("ptx", "sm_90a")));
+  CubinInfo ptx = readPtxOk(readText(compileLayouts("ptx", "sm_90a")));
   std::map<std::string, ImageEntry> entries = bySymbol(ptx);
   REQUIRE(entries.size() == 5);
   for (const auto& [symbol, entry] : entries) {
@@ -108,13 +114,14 @@ TEST_CASE("PTX entries give their parameter lists", "[image]") {
   CHECK(sizes(entries["tensor_map"]) == Values{128, 4});
   CHECK(entries["none"].params.empty());
   // Pointer attributes: the `.align` after `.ptr` is the pointee's.
-  CubinInfo pointer = readPtx(".visible .entry k(\n\t.param .u64 .ptr .global .align 4 k_param_0,\n"
-                              "\t.param .u32 k_param_1\n)\n{\n}\n");
+  CubinInfo pointer =
+      readPtxOk(".visible .entry k(\n\t.param .u64 .ptr .global .align 4 k_param_0,\n"
+                "\t.param .u32 k_param_1\n)\n{\n}\n");
   REQUIRE(pointer.entries.size() == 1);
   CHECK(offsets(pointer.entries[0]) == Values{0, 8});
   CHECK(sizes(pointer.entries[0]) == Values{8, 4});
   // A list it cannot read leaves the layout unknown, not wrong.
-  CubinInfo odd = readPtx(".visible .entry k(\n\t.param .q64 k_param_0\n)\n");
+  CubinInfo odd = readPtxOk(".visible .entry k(\n\t.param .q64 k_param_0\n)\n");
   REQUIRE(odd.entries.size() == 1);
   CHECK(!odd.entries[0].paramsKnown);
 }
