@@ -83,7 +83,7 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
                      const PathRelocation& relocation) {
   KeyPaths paths{display, relocation};
   [[maybe_unused]] const auto& [sources, outputDir, name, archs, gencodes, targets, nvccFlags,
-                                inputNvccFlags, entries, externalImage, emitOnly, keepTemps,
+                                inputNvccFlags, entries, externalImage, emitOnly, keepTemps, force,
                                 templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
                                 compileCommandsOut, launcher, noCache, remoteStorage, baseDir,
                                 toolTimeout, python, pythonLibrary, pythonHelpersDir] = options;
@@ -102,7 +102,8 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   key.add("python", python ? "yes" : "no");
   // Not in the key: where the outputs go (`outputDir`, `depfile`, `depfileTarget`,
   // `compileCommandsOut`, which a hit writes too), how the run looks (`quiet`), how long tools
-  // may take (`toolTimeout`), `emitOnly`, `keepTemps`, `noCache`, which never use the cache, and
+  // may take (`toolTimeout`), whether files in the way are replaced (`force`), `emitOnly`,
+  // `keepTemps`, `noCache`, which never use the cache, and
   // `remoteStorage`, where else the cache looks (its entries are the local ones), and `baseDir`,
   // how the key spells paths (relocated ones are relative, others absolute). The templates,
   // the runtime library and the Python binding are keyed by their contents (`templateDir`,

@@ -22,10 +22,12 @@ struct BuildOptions {
   std::vector<std::string> nvccFlags; // nvcc's options for nvcc alone, and -Xnvcc's (CommandLine.h)
   // Per input (as named on the command line): nvcc flags from a compilation database.
   std::map<std::string, std::vector<std::string>> inputNvccFlags;
-  std::vector<std::string> entries;  // --entry, repeatable
-  bool externalImage = false;        // --external-image
-  bool emitOnly = false;             // --emit-only
-  bool keepTemps = false;            // --keep-temps
+  std::vector<std::string> entries; // --entry, repeatable
+  bool externalImage = false;       // --external-image
+  bool emitOnly = false;            // --emit-only
+  bool keepTemps = false;           // --keep-temps
+  // --force: replace files in OUTDIR that no earlier build there made (Staging::publish)
+  bool force = false;
   std::string templateDir;           // --template-dir; default: <prefix>/share/tlc/templates
   std::string runtimeLibrary;        // libtlc_runtime.a; default: the installed one
   bool quiet = false;                // -q: no progress lines

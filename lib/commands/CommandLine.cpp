@@ -149,6 +149,10 @@ void addBuildOptions(CLI::App& command, BuildOptions& options) {
                    "Write the generated sources (NAME.h, NAME_launcher.cpp, NAME_image.S) and "
                    "the device image, without compiling the library");
   command.add_flag("--keep-temps", options.keepTemps, "Keep the staging folder and say where");
+  command.add_flag("--force", options.force,
+                   "Overwrite files in OUTDIR named like an output (NAME.h, libNAME.so, "
+                   "NAME.json, the image, the package NAME/) that no earlier tlc build there "
+                   "made; without it such a file stops the build and is left as it is");
   command
       .add_option("--template-dir", options.templateDir,
                   "Launcher templates to use instead of the installed ones")

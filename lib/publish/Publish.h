@@ -18,7 +18,10 @@
 // make (another image format, a Python package no longer asked for) are removed in the same
 // step: those the previous manifest (NAME.json) lists and that still hold what it says (and
 // what Python compiled from them), never a file it does not list, one that was changed since,
-// or one outside OUTDIR. OUTDIR stays a plain
+// or one outside OUTDIR. Nor does a build replace a file of the user's: a file named like one
+// of its outputs must be tlc's (listed by the previous manifest, a source tlc generated, or
+// byte-identical to the new output), else the build stops, naming it, and changes nothing
+// (--force replaces it). OUTDIR stays a plain
 // folder of regular files, so install rules, `cp -r` and CI artifacts see exactly what was
 // built, and files of the user's beside the outputs are left alone.
 //
@@ -57,8 +60,10 @@ public:
   // timestamps then stay), then removes the previous build's outputs that are not among them:
   // the files the manifest of that name (`manifest`, NAME.json) lists, each only while it still
   // holds what the manifest says, and the manifest itself. If any step fails, the ones already
-  // made are undone.
-  llvm::Error publish(const std::vector<std::string>& files, const std::string& manifest);
+  // made are undone. A UsageError naming every file in the way that tlc did not make (above),
+  // before anything is moved, unless `force`.
+  llvm::Error publish(const std::vector<std::string>& files, const std::string& manifest,
+                      bool force = false);
 
   // Keeps the work folder (--keep-temps) instead of removing it, marked so that no later build's
   // sweep of abandoned folders (removeAbandoned) takes it.
@@ -69,7 +74,8 @@ private:
   // The staging folder: beside `outputDir` (absolute), else inside it (above).
   static llvm::Expected<std::unique_ptr<LockedFolder>>
   createStagingFolder(const std::string& outputDir);
-  llvm::Error publishInto(const std::vector<std::string>& files, const std::string& manifest);
+  llvm::Error publishInto(const std::vector<std::string>& files, const std::string& manifest,
+                          bool force);
   std::unique_ptr<LockedFolder> Folder, WorkFolder;
   // Removed by a forced exit too (support/Interrupts.h).
   std::unique_ptr<Temporary> Registration, WorkRegistration;

@@ -328,8 +328,23 @@ TEST_CASE("source errors, duplicates, bad flags and unknown entries fail cleanly
 }
 
 TEST_CASE("a rebuild replaces the outputs of an earlier one", "[build]") {
-  std::string out = populatedOutput("build-replace");
+  std::string out = scratchDir("build-replace") + "/out";
   buildOk({sample("vadd/vadd.cu"), "-o", out});
+  std::ofstream(out + "/keep.txt") << "unrelated\n";
+  buildOk({sample("vadd/vadd.cu"), "-o", out, "--gencode", "arch=compute_90a,code=sm_90a"});
+  CHECK(listFolder(out) ==
+        std::set<std::string>{"vadd.cubin", "libvadd.so", "vadd.h", "vadd.json", "keep.txt"});
+  CHECK(readText(out + "/keep.txt") == "unrelated\n");
+}
+
+TEST_CASE("a file of the user's named like an output is replaced only with --force", "[build]") {
+  // Issue 35: a header the build does not read, in OUTDIR, was replaced without a word.
+  std::string out = populatedOutput("build-in-the-way");
+  ToolRun refused = runTlc({"build", sample("vadd/vadd.cu"), "-o", out});
+  CHECK(refused.exitCode == 2);
+  CHECK_THAT(refused.err, Contains("vadd.h' is in the way of this build's outputs"));
+  checkUntouched(out);
+  buildOk({sample("vadd/vadd.cu"), "-o", out, "--force"});
   CHECK(listFolder(out) ==
         std::set<std::string>{"vadd.fatbin", "libvadd.so", "vadd.h", "vadd.json", "keep.txt"});
   CHECK(readText(out + "/vadd.h") != "old header\n");
