@@ -27,7 +27,7 @@ llvm::Error writePythonPackage(const Module& module, nlohmann::json view,
   const std::string& out = dirs.outputs;
   const PythonPackageFiles& files = names.python;
   std::string helpersFolder = out + "/" + files.helpersFolder();
-  if (auto ec = llvm::sys::fs::create_directories(helpersFolder))
+  if (auto ec = llvm::sys::fs::create_directories(helpersFolder, true, llvm::sys::fs::all_all))
     return inputError("cannot create '" + helpersFolder + "': " + ec.message());
   std::pair<const char*, std::string> rendered[] = {
       {"python_module.c", dirs.sources + "/" + names.pythonSource},

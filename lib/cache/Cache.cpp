@@ -539,7 +539,9 @@ bool BuildCache::restore(const CacheHit& hit, const std::string& dir) {
     std::string target = dir + "/" + file.name;
     bool library = llvm::StringRef(file.name).ends_with(".so");
     if (!safeEntryName(file.name) ||
-        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(target))) {
+        // The package's folders, as a build makes them: the umask decides their mode.
+        llvm::sys::fs::create_directories(llvm::sys::path::parent_path(target), true,
+                                          llvm::sys::fs::all_all)) {
       discard(hit.entryDir);
       return false;
     }

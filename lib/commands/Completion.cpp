@@ -61,18 +61,24 @@ std::vector<std::string> valueWords(const OptionEntry& option) {
 
 // --- bash ---
 
+// COMPREPLY from compgen, one candidate a line: not `COMPREPLY=($(compgen ...))`, which splits
+// a file name such as `my kernel.cu` at its blank and expands `a*.cu` as a glob.
+std::string bashReply(const std::string& compgenArguments) {
+  return "mapfile -t COMPREPLY < <(compgen " + compgenArguments + " -- \"$cur\")";
+}
+
 std::string bashValue(const OptionEntry& option) {
   switch (option.kind) {
   case ValueKind::Folder:
-    return "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))";
+    return "compopt -o filenames 2>/dev/null; " + bashReply("-d");
   case ValueKind::File:
-    return "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))";
+    return "compopt -o filenames 2>/dev/null; " + bashReply("-f");
   case ValueKind::Program:
-    return "COMPREPLY=($(compgen -c -- \"$cur\"))";
+    return bashReply("-c");
   case ValueKind::Arch:
-    return "COMPREPLY=($(compgen -W \"$archs\" -- \"$cur\"))";
+    return bashReply("-W \"$archs\"");
   case ValueKind::Choice:
-    return "COMPREPLY=($(compgen -W \"" + words(option.choices) + "\" -- \"$cur\"))";
+    return bashReply("-W \"" + words(option.choices) + "\"");
   case ValueKind::None:
   case ValueKind::Other:
     break;
@@ -125,19 +131,19 @@ std::string bashScript(const std::vector<CommandEntry>& reference) {
     std::vector<std::string> options = spellingsOf(command.options);
     std::vector<std::string> nvcc = spellingsOf(command.nvccOptions);
     options.insert(options.end(), nvcc.begin(), nvcc.end());
-    out += "      " + state(command.path) + ") COMPREPLY=($(compgen -W \"" + words(options) +
-           "\" -- \"$cur\")) ;;\n";
+    out += "      " + state(command.path) + ") " + bashReply("-W \"" + words(options) + "\"") +
+           " ;;\n";
   }
   out += "    esac\n"
          "    return 0\n"
          "  fi\n"
          "  case $command in\n";
   const CommandEntry& top = reference.front();
-  out += "    tlc/help) COMPREPLY=($(compgen -W \"" + words(top.commands) + "\" -- \"$cur\")) ;;\n";
+  out += "    tlc/help) " + bashReply("-W \"" + words(top.commands) + "\"") + " ;;\n";
   for (const CommandEntry& command : reference) {
     std::string action;
     if (!command.commands.empty())
-      action = "COMPREPLY=($(compgen -W \"" + words(commandWords(command)) + "\" -- \"$cur\"))";
+      action = bashReply("-W \"" + words(commandWords(command)) + "\"");
     else if (const OptionEntry* positional = firstPositional(command))
       action = bashValue(*positional);
     else

@@ -125,11 +125,19 @@ private:
     else if (op == "/" || op == "%") {
       if (b == 0)
         return fail("division by zero");
-      out = op == "/" ? a / b : a % b;
+      // The one quotient that does not fit (INT64_MIN / -1) traps in the CPU, % with it too.
+      if (b == -1)
+        overflow = op == "/" ? __builtin_sub_overflow(int64_t(0), a, &out) : (out = 0, false);
+      else
+        out = op == "/" ? a / b : a % b;
     } else if (op == "<<" || op == ">>") {
       if (b < 0 || b > 62)
         return fail("shift by " + std::to_string(b));
-      out = op == "<<" ? a << b : a >> b;
+      // A left shift is a product that may overflow (and of a negative value, undefined).
+      if (op == "<<")
+        overflow = __builtin_mul_overflow(a, int64_t(1) << b, &out);
+      else
+        out = a >> b;
     } else if (op == "&")
       out = a & b;
     else if (op == "|")
@@ -161,8 +169,8 @@ private:
         (token->text == "-" || token->text == "+" || token->text == "~")) {
       if (!unary(value))
         return false;
-      if (token->text == "-")
-        value = -value;
+      if (token->text == "-" && __builtin_sub_overflow(int64_t(0), value, &value))
+        return fail("the value overflows 64 bits");
       else if (token->text == "~")
         value = ~value;
       return true;

@@ -371,6 +371,15 @@ private:
         valid = false;
         continue;
       }
+      if (param.tensorMap) {
+        // One descriptor, one layout: a second annotation would silently win over the first.
+        Diagnostics.error(annotation.location,
+                          "a second TLC_" + llvm::StringRef(annotation.key).upper() +
+                              " on parameter '" + param.name +
+                              "', which has one already; give each tensor map one annotation");
+        valid = false;
+        continue;
+      }
       TensorMapSpec spec;
       for (const TensorMapModeRow& mode : EnumTable<TensorMapMode>::rows())
         if (annotation.key == mode.annotationKey)

@@ -57,7 +57,8 @@ def offered_options(shell, script):
         return {("--" if kind == "l" else "-") + name
                 for kind, name in re.findall(r" -([slo]) '([^']+)'", script)}
     if shell == "bash":
-        lists = re.findall(r'^ +tlc[/\w]*\) COMPREPLY=\(\$\(compgen -W "(-[^"]*)"', script, re.M)
+        lists = re.findall(r'^ +tlc[/\w]*\) mapfile -t COMPREPLY < <\(compgen -W "(-[^"]*)"',
+                           script, re.M)
     else:
         lists = re.findall(r"^ +tlc[/\w]*\) compadd -- (-.*) ;;$", script, re.M)
     return {word for words in lists for word in words.split()}
@@ -139,7 +140,7 @@ class CompletionTests(unittest.TestCase):
                              capture_output=True, text=True, cwd=cwd)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(run.stderr, "")
-        return run.stdout.split()
+        return run.stdout.splitlines()
 
     def test_bash_registers_the_completion(self):
         run = subprocess.run(["bash", "-c", 'source "$1" && complete -p tlc', "bash",
@@ -171,6 +172,17 @@ class CompletionTests(unittest.TestCase):
             self.assertEqual(self.complete("tlc", "build", "k.cu", "-o", "", cwd=scratch),
                              ["out"])
             self.assertEqual(self.complete("tlc", "verify", "", cwd=scratch), ["out"])
+
+    def test_bash_keeps_file_names_whole_and_unglobbed(self):
+        # Issue 35: `COMPREPLY=($(compgen -f ...))` split `my kernel.cu` in two and expanded
+        # `a*.cu` as a glob (to the files it matches).
+        with tempfile.TemporaryDirectory() as scratch:
+            for name in ["my kernel.cu", "a*.cu", "ab.cu", "ac.cu"]:
+                open(os.path.join(scratch, name), "w").close()
+            self.assertEqual(self.complete("tlc", "build", "my", cwd=scratch), ["my kernel.cu"])
+            self.assertEqual(sorted(self.complete("tlc", "build", "a", cwd=scratch)),
+                             ["a*.cu", "ab.cu", "ac.cu"])
+            self.assertEqual(self.complete("tlc", "build", "a*", cwd=scratch), ["a*.cu"])
 
     def test_zsh_script_parses(self):
         if not shutil.which("zsh"):
