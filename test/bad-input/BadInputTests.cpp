@@ -67,7 +67,8 @@ std::string realToolkit() {
   return llvm::sys::path::parent_path(llvm::sys::path::parent_path(TLC_NVCC)).str();
 }
 
-// {dir}, {samples}, {fixtures}, {fakecuda}, {fakecxx}, {shim}, {toolkit}, {tlc}, {fakes} in `text`,
+// {dir}, {samples}, {fixtures}, {fakecuda}, {fakecxx}, {shim}, {toolkit}, {tlc}, {fakes},
+// {forge} (test/images/imgforge.py, the image forger) in `text`,
 // and {byte:XX}: the byte XX (hex), for names JSON cannot hold (not UTF-8).
 std::string expand(std::string text, const std::string& dir) {
   for (size_t at = text.find("{byte:"); at != std::string::npos; at = text.find("{byte:", at)) {
@@ -84,7 +85,8 @@ std::string expand(std::string text, const std::string& dir) {
       {"{shim}", TLC_FULL_DISK_SHIM},
       {"{toolkit}", realToolkit()},
       {"{tlc}", TLC_BINARY},
-      {"{fakes}", TLC_BAD_INPUT_FAKES}};
+      {"{fakes}", TLC_BAD_INPUT_FAKES},
+      {"{forge}", std::string(TLC_SOURCE_DIR) + "/test/images/imgforge.py"}};
   for (const auto& [name, value] : names)
     for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at))
       text.replace(at, std::strlen(name), value), at += value.size();
