@@ -13,13 +13,20 @@
 #
 # The root is, first that is set: TLC_CUDA_ROOT; CUDAToolkit_ROOT (variable or environment);
 # CUDAToolkit_BIN_DIR/.. when the project already ran find_package(CUDAToolkit), so both agree;
-# CUDA_PATH, CUDA_HOME (environment); the folder above nvcc on PATH; /usr/local/cuda. As in tlc
+# CUDA_PATH, CUDA_HOME (environment); NVIDIA's CUDA wheels (site-packages/nvidia/cu13) in the
+# Python environment whose prefix holds this package (tlc's wheel); the folder above nvcc on
+# PATH; /usr/local/cuda. As in tlc
 # itself, the first one that is set decides: a toolkit the user named is never silently swapped
 # for another one.
 
 include_guard(GLOBAL)
+set(_TLC_CUDA_TOOLKIT_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(_tlc_find_cuda_toolkit)
+  # NVIDIA's CUDA wheels in the Python environment tlc's wheel installed this package into
+  # (<prefix>/lib/cmake/tlc), as tlc itself finds them (toolchain/Toolchain.h).
+  cmake_path(SET prefix NORMALIZE "${_TLC_CUDA_TOOLKIT_DIR}/../../..")
+  file(GLOB _tlc_wheel_nvcc "${prefix}/lib/python3.*/site-packages/nvidia/cu13/bin/nvcc")
   if(TLC_CUDA_ROOT)
     set(root "${TLC_CUDA_ROOT}")
     set(source "TLC_CUDA_ROOT")
@@ -38,6 +45,12 @@ function(_tlc_find_cuda_toolkit)
   elseif(DEFINED ENV{CUDA_HOME} AND NOT "$ENV{CUDA_HOME}" STREQUAL "")
     set(root "$ENV{CUDA_HOME}")
     set(source "the environment's CUDA_HOME")
+  elseif(_tlc_wheel_nvcc)
+    list(SORT _tlc_wheel_nvcc COMPARE NATURAL ORDER DESCENDING) # the newest Python's
+    list(GET _tlc_wheel_nvcc 0 nvcc)
+    cmake_path(GET nvcc PARENT_PATH bin)
+    cmake_path(GET bin PARENT_PATH root)
+    set(source "NVIDIA's CUDA wheels beside tlc")
   else()
     find_program(_tlc_nvcc_on_path nvcc NO_CACHE)
     if(_tlc_nvcc_on_path)

@@ -13,7 +13,8 @@ void printVersion(const std::string& cudaPath, llvm::raw_ostream& out) {
     out << "cuda: not found: " << summarize(toolkit.takeError()).message << "\n";
     return;
   }
-  out << "cuda " << toolkit->release << " (" << toolkit->root << ")\n";
+  out << "cuda " << toolkit->release << " (" << toolkit->root << ", chosen by " << toolkit->chosenBy
+      << ")\n";
 }
 
 } // namespace tlc

@@ -5,6 +5,7 @@
 #include "frontend/ParseArguments.h"
 #include "frontend/ParseCompat.h"
 #include "frontend/Preamble.h"
+#include "support/CpuBudget.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Jobserver.h"
@@ -509,7 +510,8 @@ unsigned effectiveJobs(unsigned requested) {
   // where make did not pass the jobserver on, it is the best bound known.
   if (unsigned make = processMakeFlags().jobs)
     return make;
-  return llvm::hardware_concurrency().compute_thread_count();
+  // The CPUs this process may use (affinity, cgroup quota), not the machine's.
+  return availableCpus();
 }
 
 llvm::Expected<std::vector<TranslationUnitFacts>>

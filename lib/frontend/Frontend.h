@@ -73,8 +73,9 @@ llvm::Expected<std::vector<TranslationUnitFacts>>
 parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
             const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics, JobSlots* slots = nullptr);
 
-// The number of jobs tlc runs at once: `-j`; else make's -jN from MAKEFLAGS; else all hardware
-// threads. Under make's jobserver, jobs beyond the first also need a token (support/Jobserver.h).
+// The number of jobs tlc runs at once: `-j`; else make's -jN from MAKEFLAGS; else the CPUs the
+// process may use (support/CpuBudget.h: its affinity mask and cgroup quota). Under make's
+// jobserver, jobs beyond the first also need a token (support/Jobserver.h).
 unsigned effectiveJobs(unsigned requested);
 
 } // namespace tlc

@@ -2,6 +2,7 @@
 #include "toolchain/GpuTargets.h"
 
 #include "support/Error.h"
+#include "support/ProbeMemo.h"
 #include "support/Process.h"
 
 #include "clang/Basic/OffloadArch.h"
@@ -248,7 +249,7 @@ llvm::Expected<TargetEnvironment> targetEnvironment(const CudaToolkit& toolkit, 
     std::optional<SlotGuard> slot;
     if (slots)
       slot.emplace(*slots);
-    return runCommand({toolkit.nvcc, flag});
+    return runProbe({toolkit.nvcc, flag});
   };
   auto virtualArchs = std::async(std::launch::async, listOf, "--list-gpu-arch");
   auto sassArchs = listOf("--list-gpu-code");

@@ -3,6 +3,7 @@
 
 #include "support/Error.h"
 #include "support/Files.h"
+#include "support/ProbeMemo.h"
 #include "support/Process.h"
 
 #include "clang/Basic/Version.h"
@@ -12,7 +13,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #ifndef TLC_VERSION
@@ -24,6 +27,9 @@
 #ifndef TLC_RUNTIME_FLAGS
 #define TLC_RUNTIME_FLAGS ""
 #endif
+#ifndef TLC_INSTALL_LIBDIR
+#error "TLC_INSTALL_LIBDIR must be defined by the build"
+#endif
 
 namespace tlc {
 
@@ -33,8 +39,23 @@ const char* tlcVersion() {
 std::string clangVersion() {
   return CLANG_VERSION_STRING;
 }
+// The prefix tlc is installed in: <prefix>/bin/tlc.
+static std::string installPrefix() {
+  static int anchor;
+  std::string executable = llvm::sys::fs::getMainExecutable(nullptr, &anchor);
+  return llvm::sys::path::parent_path(llvm::sys::path::parent_path(executable)).str();
+}
+
 std::string clangResourceDir() {
-  return TLC_CLANG_RESOURCE_DIR;
+  static const std::string dir = [] {
+    llvm::SmallString<256> bundled(installPrefix());
+    llvm::sys::path::append(bundled, TLC_INSTALL_LIBDIR, "tlc", "clang",
+                            std::to_string(CLANG_VERSION_MAJOR));
+    llvm::SmallString<256> wrapper(bundled);
+    llvm::sys::path::append(wrapper, "include", "__clang_cuda_runtime_wrapper.h");
+    return llvm::sys::fs::exists(wrapper) ? bundled.str().str() : TLC_CLANG_RESOURCE_DIR;
+  }();
+  return dir;
 }
 
 std::vector<std::string> runtimeArchiveFlags() {
@@ -98,24 +119,83 @@ static std::string checkToolkit(const std::string& root, CudaToolkit& out) {
   return "";
 }
 
-llvm::Expected<CudaToolkit> findCudaToolkit(const std::string& explicitPath) {
-  std::vector<std::pair<std::string, std::string>> candidates; // (source, path)
-  if (!explicitPath.empty()) {
-    candidates.push_back({"--cuda-path", explicitPath});
-  } else {
-    for (const char* var : {"CUDA_PATH", "CUDA_HOME"})
-      if (const char* value = std::getenv(var); value && *value)
-        candidates.push_back({var, value});
-    candidates.push_back({"default", "/usr/local/cuda"});
+std::string cudaWheelRoot(const std::string& prefix) {
+  if (prefix.empty())
+    return "";
+  // lib/python3.X/site-packages (venvs, ~/.local, conda), Debian's dist-packages, Fedora's lib64.
+  std::vector<std::string> roots;
+  for (const char* lib : {"lib", "lib64"}) {
+    std::error_code ec;
+    std::string libDir = prefix + "/" + lib;
+    for (llvm::sys::fs::directory_iterator it(libDir, ec), end; it != end && !ec;
+         it.increment(ec)) {
+      llvm::StringRef python = llvm::sys::path::filename(it->path());
+      if (!python.starts_with("python3."))
+        continue;
+      for (const char* packages : {"site-packages", "dist-packages"}) {
+        std::string root = it->path() + "/" + packages + "/nvidia/cu13";
+        if (llvm::sys::fs::can_execute(root + "/bin/nvcc"))
+          roots.push_back(root);
+      }
+    }
   }
-  // The first candidate that is set decides: silently falling back from a CUDA_PATH the user set
-  // to another toolkit would build with a compiler they did not ask for.
-  const auto& [source, path] = candidates.front();
+  if (roots.empty())
+    return "";
+  // The newest Python's (python3.12 after python3.9): by the minor version, as a number.
+  auto minor = [](llvm::StringRef root) {
+    unsigned version = 0;
+    // <prefix>/lib/python3.X/site-packages/nvidia/cu13
+    llvm::StringRef name = llvm::sys::path::filename(llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(root))));
+    name.drop_front(strlen("python3.")).getAsInteger(10, version);
+    return version;
+  };
+  return *std::max_element(roots.begin(), roots.end(),
+                           [&](const auto& a, const auto& b) { return minor(a) < minor(b); });
+}
+
+std::vector<ToolkitCandidate> toolkitCandidates(const std::string& explicitPath,
+                                                const std::vector<std::string>& environment,
+                                                const std::string& prefix) {
+  if (!explicitPath.empty())
+    return {{"--cuda-path", explicitPath}};
+  auto variable = [&](llvm::StringRef name) -> std::string {
+    for (llvm::StringRef entry : environment)
+      if (entry.consume_front(name) && entry.consume_front("="))
+        return entry.str();
+    return "";
+  };
+  std::vector<ToolkitCandidate> candidates;
+  for (const char* name : {"CUDA_PATH", "CUDA_HOME"})
+    if (std::string value = variable(name); !value.empty())
+      candidates.push_back({name, value});
+  std::vector<std::pair<std::string, std::string>> environments = {
+      {"tlc's own Python environment", prefix},
+      {"$VIRTUAL_ENV", variable("VIRTUAL_ENV")},
+      {"$CONDA_PREFIX", variable("CONDA_PREFIX")}};
+  for (const auto& [where, at] : environments)
+    if (std::string root = cudaWheelRoot(at); !root.empty())
+      candidates.push_back({"NVIDIA's CUDA wheels in " + where, root});
+  candidates.push_back({"the default", "/usr/local/cuda"});
+  return candidates;
+}
+
+llvm::Expected<CudaToolkit> findCudaToolkit(const std::string& explicitPath) {
+  std::vector<std::string> environment;
+  for (const char* name : {"CUDA_PATH", "CUDA_HOME", "VIRTUAL_ENV", "CONDA_PREFIX"})
+    if (const char* value = std::getenv(name); value && *value)
+      environment.push_back(std::string(name) + "=" + value);
+  // The first candidate decides: silently falling back from a CUDA_PATH the user set to another
+  // toolkit would build with a compiler they did not ask for.
+  ToolkitCandidate chosen = toolkitCandidates(explicitPath, environment, installPrefix()).front();
   CudaToolkit toolkit;
-  std::string problem = checkToolkit(path, toolkit);
+  std::string problem = checkToolkit(chosen.root, toolkit);
   if (!problem.empty())
-    return toolchainError("CUDA toolkit not usable at '" + path + "' (chosen by " + source +
-                          "): " + problem + "; install the CUDA toolkit or pass --cuda-path");
+    return toolchainError("CUDA toolkit not usable at '" + chosen.root + "' (chosen by " +
+                          chosen.chosenBy + "): " + problem +
+                          "; install the CUDA toolkit (or `pip install tlc[cuda]`), or pass "
+                          "--cuda-path");
+  toolkit.chosenBy = chosen.chosenBy;
   auto release = nvccVersion(toolkit);
   if (!release)
     return release.takeError();
@@ -124,7 +204,7 @@ llvm::Expected<CudaToolkit> findCudaToolkit(const std::string& explicitPath) {
 }
 
 llvm::Expected<std::string> nvccVersion(const CudaToolkit& toolkit) {
-  auto result = runCommand({toolkit.nvcc, "--version"});
+  auto result = runProbe({toolkit.nvcc, "--version"});
   if (!result)
     return result.takeError();
   if (result->exitCode != 0)
@@ -152,7 +232,7 @@ std::string hostCompilerIncludeDir() {
     llvm::consumeError(compiler.takeError());
     return "";
   }
-  auto result = runCommand({compiler->path, "-print-file-name=include"});
+  auto result = runProbe({compiler->path, "-print-file-name=include"});
   if (!result) {
     llvm::consumeError(result.takeError());
     return "";
