@@ -86,7 +86,8 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
                                 inputNvccFlags, entries, externalImage, emitOnly, keepTemps, force,
                                 templateDir, runtimeLibrary, quiet, depfile, depfileTarget,
                                 compileCommandsOut, launcher, noCache, remoteStorage, baseDir,
-                                toolTimeout, python, pythonLibrary, pythonHelpersDir] = options;
+                                toolTimeout, python, wheel, wheelVersion, pythonLibrary,
+                                pythonHelpersDir] = options;
   addSources(key, sources, paths);
   key.add("name", name);
   // `archs` and `gencodes` are in the key as what they resolved to (`native` is this machine).
@@ -100,6 +101,7 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   // launcher it is does not change the outputs.
   key.add("compiler-launcher", launcher.empty() ? "no" : "yes");
   key.add("python", python ? "yes" : "no");
+  key.add("wheel", wheel ? wheelVersion : "no");
   // Not in the key: where the outputs go (`outputDir`, `depfile`, `depfileTarget`,
   // `compileCommandsOut`, which a hit writes too), how the run looks (`quiet`), how long tools
   // may take (`toolTimeout`), whether files in the way are replaced (`force`), `emitOnly`,
@@ -130,7 +132,8 @@ buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocati
       {"host-compiler-content", in.hostCompiler}};
   for (const char* file :
        {"bin/nvcc", "bin/nvcc.profile", "bin/cudafe++", "bin/ptxas", "bin/nvlink", "bin/fatbinary",
-        "nvvm/bin/cicc", "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a"})
+        "nvvm/bin/cicc", "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a",
+        "lib/libcudadevrt.a"}) // lib64/ in a system toolkit, lib/ in NVIDIA's wheels
     tools.push_back({file, toolkit.root + "/" + file});
   key.addToolIdentities(tools, in.toolMemoDir);
   addBuildOptions(key, in.options, paths, relocation);
@@ -156,7 +159,6 @@ buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocati
     for (const std::string& file : in.pythonInputs)
       if (llvm::Error error = key.addFile("python " + relocation.path(file), file))
         return error;
-    key.add("python-include", pythonIncludeDir());
   }
   return key.digest();
 }

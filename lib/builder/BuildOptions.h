@@ -42,10 +42,12 @@ struct BuildOptions {
   // --base-dir DIR: paths under it enter the cache relative to the working folder, so that
   // checkouts under it share entries (cache/Relocation.h); "" turns it off. Unset: TLC_BASE_DIR.
   std::optional<std::string> baseDir;
-  unsigned toolTimeout = 3600;  // --tool-timeout: seconds a tool may run; 0: no limit
-  bool python = false;          // --python: also the package NAME/ (docs/python.md)
-  std::string pythonLibrary;    // libtlc_python.a; default: the installed one
-  std::string pythonHelpersDir; // the helper submodule's files (share/tlc/python)
+  unsigned toolTimeout = 3600; // --tool-timeout: seconds a tool may run; 0: no limit
+  bool python = false;         // --python: also the package NAME/ (docs/python.md)
+  bool wheel = false;          // --wheel: and its wheel, NAME-VERSION-TAG.whl (ModuleWheel.h)
+  std::string wheelVersion = "0.1.0"; // --wheel-version
+  std::string pythonLibrary;          // libtlc_python.a; default: the installed one
+  std::string pythonHelpersDir;       // the helper submodule's files (share/tlc/python)
 };
 
 } // namespace tlc

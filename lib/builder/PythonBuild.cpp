@@ -2,14 +2,14 @@
 // builder/OutputNames.h's).
 #include "builder/PythonBuild.h"
 
-#ifndef TLC_PYTHON_INCLUDE_DIR
-#error "TLC_PYTHON_INCLUDE_DIR must be defined by the build"
+#ifndef TLC_PYTHON_ENABLED
+#error "TLC_PYTHON_ENABLED must be defined by the build"
 #endif
 
 namespace tlc {
 
-const char* pythonIncludeDir() {
-  return TLC_PYTHON_INCLUDE_DIR;
+bool pythonSupported() {
+  return TLC_PYTHON_ENABLED;
 }
 
 PythonPlan planPythonBuild(const PythonBuildOptions& options) {
@@ -21,37 +21,22 @@ PythonPlan planPythonBuild(const PythonBuildOptions& options) {
   // -fexceptions: torch's dispatcher calls the launchers' torch kernels here, and their errors
   // are C++ exceptions thrown through these C frames (python/src/TorchOps.cpp).
   plan.compileExtension = {"cc " + source,
-                           {options.compiler,
-                            "-x",
-                            "c",
-                            "-std=c11",
-                            "-O2",
-                            "-fPIC",
-                            "-fexceptions",
-                            "-fvisibility=hidden",
-                            "-Wall",
-                            "-Wextra",
-                            "-isystem",
-                            options.pythonInclude,
-                            "-isystem",
-                            options.tlcInclude,
-                            "-isystem",
-                            options.cudaInclude,
-                            "-c",
-                            source,
-                            "-o",
+                           {options.compiler, "-x", "c", "-std=c11", "-O2", "-fPIC", "-fexceptions",
+                            "-fvisibility=hidden", "-Wall", "-Wextra", "-isystem",
+                            options.tlcInclude, "-isystem", options.cudaInclude, "-c", source, "-o",
                             object},
                            object,
                            options.workDir,
                            {}};
-  // The extension needs libNAME.so two folders up (NAME/tlc/_ext.abi3.so), wherever the output
-  // folder is moved; it does not link libpython (the interpreter provides those symbols), so
-  // undefined symbols are allowed here, unlike in libNAME.so.
+  // The extension needs libNAME.so: in the package's folder where the module's wheel put it
+  // (NAME/libNAME.so, ModuleWheel.h), else two folders up (NAME/tlc/_ext.abi3.so in OUTDIR),
+  // wherever either is moved; it does not link libpython (the interpreter provides those
+  // symbols), so undefined symbols are allowed here, unlike in libNAME.so.
   const std::string& extension = names.pythonExtensionWork;
   plan.linkExtension = {"link " + names.python.extension,
                         {options.compiler, "-shared", "-o", extension, object,
-                         options.bindingLibrary, names.library, "-Wl,-rpath,$ORIGIN/../..",
-                         "-Wl,--exclude-libs,ALL", "-lm"},
+                         options.bindingLibrary, names.library,
+                         "-Wl,-rpath,$ORIGIN/..:$ORIGIN/../..", "-Wl,--exclude-libs,ALL", "-lm"},
                         extension,
                         options.workDir,
                         {}};

@@ -12,9 +12,10 @@
 
 namespace tlc {
 
-// The Python headers tlc was built with, which extensions are compiled against; "" when tlc
-// was built without Python support.
-const char* pythonIncludeDir();
+// Whether tlc was built with Python support (the binding library, libtlc_python.a). Extensions
+// need no Python headers of their own: the generated C passes Python objects by pointer only
+// (tlc/python.h).
+bool pythonSupported();
 
 // The commands run in the work folder with relative names only (builder/ToolPaths.h), as the host
 // build's do: NAME.h, NAME_python.c and libNAME.so are there, the folders and the binding
@@ -22,7 +23,6 @@ const char* pythonIncludeDir();
 struct PythonBuildOptions {
   std::string name;
   std::string compiler;       // the host compiler (C++ driver; the source is compiled as C)
-  std::string pythonInclude;  // folder with Python.h
   std::string tlcInclude;     // folder with tlc/python.h and tlc/launcher.h
   std::string cudaInclude;    // folder with cuda.h
   std::string bindingLibrary; // libtlc_python.a

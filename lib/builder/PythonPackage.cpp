@@ -15,7 +15,7 @@ namespace tlc {
 std::vector<std::string> pythonPackageInputs(const std::string& helpersDir,
                                              const std::string& includeDir) {
   return {helpersDir + "/tlc/__init__.py", helpersDir + "/tlc/__init__.pyi",
-          includeDir + "/tlc/python.h", std::string(pythonIncludeDir()) + "/patchlevel.h"};
+          includeDir + "/tlc/python.h"};
 }
 
 llvm::Error writePythonPackage(const Module& module, nlohmann::json view,

@@ -301,6 +301,8 @@ llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& 
     return error;
   if (llvm::Error error = checkNameGiven(requested))
     return error;
+  if (llvm::Error error = checkWheelOptions(requested))
+    return error;
   if (llvm::Error error = checkTemporaryFolder()) // before nvcc's probes need it
     return error;
   auto toolkit = findCudaToolkit(requested.sources.cudaPath);

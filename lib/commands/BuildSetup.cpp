@@ -2,6 +2,7 @@
 // given their names (commands/BuildSetup.h).
 #include "commands/BuildSetup.h"
 
+#include "builder/ModuleWheel.h"
 #include "builder/PythonPackage.h"
 #include "commands/Commands.h"
 #include "frontend/CompileCommands.h"
@@ -135,6 +136,20 @@ llvm::Error checkOutputIsFolder(const BuildOptions& options) {
                     " --name " + name);
 }
 
+llvm::Error checkWheelOptions(const BuildOptions& options) {
+  if (!options.wheel)
+    return llvm::Error::success();
+  if (!options.python)
+    return usageError("--wheel packs the Python package: give --python too");
+  if (options.emitOnly)
+    return usageError("--wheel packs the built package, and --emit-only builds none");
+  if (!isWheelVersion(options.wheelVersion))
+    return usageError("--wheel-version '" + options.wheelVersion +
+                      "' is not a version a wheel may carry (digits and dots, as 1.2.0, "
+                      "optionally rc1, .post1 or .dev1)");
+  return llvm::Error::success();
+}
+
 // Each input once: the same file twice would define every kernel twice.
 llvm::Error checkDistinctInputs(const std::vector<std::string>& inputs) {
   std::vector<std::pair<llvm::sys::fs::UniqueID, const std::string*>> seen;
@@ -216,19 +231,14 @@ llvm::Expected<BuildTools> findTools(const BuildOptions& options, CudaToolkit to
                             "' is missing (reinstall tlc)");
   }
   if (options.python) {
-    if (!*pythonIncludeDir())
+    if (!pythonSupported())
       return toolchainError("this tlc was built without Python support: install Python's and "
                             "DLPack's headers (Debian: python3-dev libdlpack-dev) and build tlc "
                             "again (docs/python.md)");
     for (const std::string& file : {options.emitOnly ? std::string() : options.pythonLibrary,
-                                    options.pythonHelpersDir + "/tlc/__init__.py",
-                                    std::string(pythonIncludeDir()) + "/Python.h"})
+                                    options.pythonHelpersDir + "/tlc/__init__.py"})
       if (!file.empty() && !llvm::sys::fs::exists(file))
-        return toolchainError("'" + file + "' is missing (" +
-                              (llvm::StringRef(file).ends_with("Python.h")
-                                   ? std::string("install python3-dev")
-                                   : std::string("reinstall tlc")) +
-                              ")");
+        return toolchainError("'" + file + "' is missing (reinstall tlc)");
   }
   auto templates = TemplateSet::load(options.templateDir);
   if (!templates)
@@ -327,7 +337,6 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
     PythonBuildOptions& python = view.python.emplace();
     python.name = options.name;
     python.compiler = tools.compiler.path;
-    python.pythonInclude = names.link(pythonIncludeDir(), "python-include");
     python.tlcInclude = host.tlcInclude;
     python.cudaInclude = host.cudaInclude;
     python.bindingLibrary = names.link(options.pythonLibrary, "libtlc_python.a");
@@ -391,8 +400,6 @@ DisplayPaths displayPathsFor(const BuildOptions& options, const BuildTools& tool
     paths.addPlaceholder(options.sources.frontend.tlcIncludeDir, "<tlc>/include");
   if (!tools.compiler.path.empty())
     paths.addPlaceholder(tools.compiler.path, llvm::sys::path::filename(tools.compiler.name).str());
-  if (options.python)
-    paths.addPlaceholder(pythonIncludeDir(), "<python-include>");
   return paths;
 }
 

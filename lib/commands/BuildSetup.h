@@ -34,6 +34,10 @@ namespace tlc {
 llvm::Error checkNameGiven(const BuildOptions& options);
 // -o is the output folder: named like one of the files a build writes, it is refused.
 llvm::Error checkOutputIsFolder(const BuildOptions& options);
+
+// UsageError for --wheel without --python, with --emit-only, or with a --wheel-version no wheel
+// may carry.
+llvm::Error checkWheelOptions(const BuildOptions& options);
 // Each input once: the same file twice would define every kernel twice.
 llvm::Error checkDistinctInputs(const std::vector<std::string>& inputs);
 

@@ -149,6 +149,13 @@ void addBuildOptions(CLI::App& command, BuildOptions& options) {
                    "Write the generated sources (NAME.h, NAME_launcher.cpp, NAME_image.S) and "
                    "the device image, without compiling the library");
   command.add_flag("--keep-temps", options.keepTemps, "Keep the staging folder and say where");
+  command.add_flag("--wheel", options.wheel,
+                   "With --python, also write the package as an installable wheel into OUTDIR "
+                   "(NAME-VERSION-cp310-abi3-PLATFORM.whl: libNAME.so inside, no dependency)");
+  command
+      .add_option("--wheel-version", options.wheelVersion,
+                  "The version of the --wheel's distribution (default 0.1.0)")
+      ->type_name("VERSION");
   command.add_flag("--force", options.force,
                    "Overwrite files in OUTDIR named like an output (NAME.h, libNAME.so, "
                    "NAME.json, the image, the package NAME/) that no earlier tlc build there "

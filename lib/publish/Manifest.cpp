@@ -2,6 +2,7 @@
 // manifest lists, read back checked (tlc verify, and publishing over a previous build).
 #include "publish/Manifest.h"
 
+#include "builder/ModuleWheel.h"
 #include "model/ModelJson.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -159,6 +160,19 @@ writeManifest(const Module& module, const ManifestSources& sources, const Output
         return read.takeError();
       facts.python.push_back({role, *read});
     }
+    if (options.wheel) {
+      ModuleWheelFacts wheel{
+          options.wheelVersion, options.targets, {}, facts.tlcVersion, options.externalImage};
+      for (const Kernel& kernel : module.kernels)
+        wheel.kernels.push_back(kernel.launcher);
+      auto written = writeModuleWheel(names, wheel, out);
+      if (!written)
+        return written.takeError();
+      auto read = outputDigest(out, *written);
+      if (!read)
+        return read.takeError();
+      facts.python.push_back({"python_wheel", *read});
+    }
   }
   // A name that is not UTF-8 (a file name) is written with replacement characters.
   std::string manifest =
@@ -190,6 +204,7 @@ namespace {
 const char* const RequiredRoles[] = {"image", "library", "header"};
 const char* const PythonRoles[] = {"python_init",    "python_stubs",        "python_marker",
                                    "python_helpers", "python_helper_stubs", "python_extension"};
+const char* const WheelRole = "python_wheel";
 
 } // namespace
 
@@ -204,6 +219,8 @@ llvm::Expected<std::vector<FileDigest>> manifestOutputs(const nlohmann::json& ma
   std::vector<const char*> roles(std::begin(RequiredRoles), std::end(RequiredRoles));
   if (outputs->contains(PythonRoles[0]))
     roles.insert(roles.end(), std::begin(PythonRoles), std::end(PythonRoles));
+  if (outputs->contains(WheelRole)) // --wheel: the package's wheel too
+    roles.push_back(WheelRole);
   std::vector<FileDigest> listed;
   for (const char* role : roles) {
     auto output = outputs->find(role);

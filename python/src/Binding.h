@@ -3,6 +3,12 @@
 #ifndef TLC_PYTHON_BINDING_H
 #define TLC_PYTHON_BINDING_H
 
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x030A0000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "DlpackExchange.h"
 #include "LaunchOptions.h"
 #include "tlc/python.h"

@@ -5,6 +5,7 @@
 #include "Binding.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 
 #define TLC_PY_OPTION_NAME(id, name) name,
 const char* const tlc_py_option_names[OPTION_COUNT] = {TLC_PY_LAUNCH_OPTIONS(TLC_PY_OPTION_NAME)};
@@ -119,6 +120,15 @@ PyObject* tlc_py_finish(PyObject* self, tlc_status status) {
   if (status == TLC_SUCCESS)
     Py_RETURN_NONE;
   return raise_status(tlc_py_state_of(self), status);
+}
+
+PyObject* tlc_py_launch(PyObject* self, int launcher, PyObject* const* args, Py_ssize_t nargs,
+                        PyObject* kwnames, tlc_py_call* call, tlc_py_invoke invoke) {
+  if (tlc_py_parse(self, launcher, args, nargs, kwnames, call) < 0)
+    return NULL;
+  tlc_status status;
+  Py_BEGIN_ALLOW_THREADS status = invoke(&call->config, call->values);
+  Py_END_ALLOW_THREADS return tlc_py_finish(self, status);
 }
 
 /* ---- the module API --------------------------------------------------------------------- */
@@ -346,6 +356,12 @@ static PyObject* parameter_table(const tlc_py_launcher* launcher) {
    the kernel's C++ name (NAME.tlc.get looks launchers up by it). */
 static int add_launchers(PyObject* extension, tlc_py_state* state) {
   const tlc_py_module* module = state->module;
+  /* The functions' definitions live as long as the process: a function object may outlive its
+     module's state (a reference kept past interpreter shutdown's clearing of modules). One
+     allocation per extension, made once. */
+  PyMethodDef* methods = calloc((size_t)module->launcher_count + 1, sizeof(PyMethodDef));
+  if (!methods)
+    return PyErr_NoMemory(), -1;
   PyObject* owner = PyUnicode_FromString(module->name); /* the functions' __module__ */
   PyObject* launchers = PyDict_New();
   PyObject* parameters = PyDict_New();
@@ -353,7 +369,11 @@ static int add_launchers(PyObject* extension, tlc_py_state* state) {
   int result = owner && launchers && parameters && cxx_names ? 0 : -1;
   for (int i = 0; result == 0 && i < module->launcher_count; ++i) {
     const tlc_py_launcher* launcher = &module->launchers[i];
-    PyObject* function = PyCFunction_NewEx(&module->methods[i], extension, owner);
+    methods[i].ml_name = launcher->name;
+    methods[i].ml_meth = (PyCFunction)(void (*)(void))launcher->function;
+    methods[i].ml_flags = METH_FASTCALL | METH_KEYWORDS;
+    methods[i].ml_doc = launcher->doc;
+    PyObject* function = PyCFunction_NewEx(&methods[i], extension, owner);
     PyObject* table = parameter_table(launcher);
     PyObject* cxx_name = PyUnicode_FromString(launcher->cxx_name);
     if (!function || !table || !cxx_name ||

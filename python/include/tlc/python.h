@@ -2,21 +2,26 @@
  * module, a C file holding one table row per launcher parameter (its keyword, kind, C type and
  * whether the kernel may write through it), one small function per launcher that calls the typed
  * launcher NAME_<launcher>, and the module's init; everything else (argument parsing, torch
- * tensors, __cuda_array_interface__, DLPack, scalar conversion, streams, errors) is in the
- * binding library, libtlc_python.a, which each extension links with hidden visibility.
+ * tensors, __cuda_array_interface__, DLPack, scalar conversion, streams, the GIL, errors) is in
+ * the binding library, libtlc_python.a, which each extension links with hidden visibility.
  *
  * Built against CPython's stable ABI (Py_LIMITED_API 3.10), so one extension serves every
- * CPython from 3.10 on. docs/python.md describes what Python callers see. */
+ * CPython from 3.10 on. The generated file needs no Python headers: it passes Python objects
+ * through by pointer only, as the types below, which are the stable ABI's own (PyObject is
+ * `struct _object` there, and Py_SSIZE_T is ssize_t on every platform tlc builds for), so a
+ * machine without Python's development headers builds extensions too. docs/python.md describes
+ * what Python callers see. */
 #ifndef TLC_PYTHON_H
 #define TLC_PYTHON_H
 
-#ifndef Py_LIMITED_API
-#define Py_LIMITED_API 0x030A0000
-#endif
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
 #include "tlc/launcher.h"
+
+#include <sys/types.h>
+
+#ifndef Py_PYTHON_H /* the binding library includes Python.h first; generated code does not */
+typedef struct _object PyObject;
+typedef ssize_t Py_ssize_t;
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,11 +110,17 @@ typedef struct tlc_py_param {
   unsigned long long accepts; /* TLC_PY_POINTER: the element types an array may hold */
 } tlc_py_param;
 
+/* A launcher as Python calls it (vectorcall: `self` is the extension module). */
+typedef PyObject* (*tlc_py_function)(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                                     PyObject* kwnames);
+
 typedef struct tlc_py_launcher {
   const char* name; /* NAME_<name> in C, NAME.<name> in Python */
   const tlc_py_param* params;
   int param_count;
   const char* cxx_name; /* the kernel's C++ name with its template arguments: "axpy<float>" */
+  tlc_py_function function;
+  const char* doc; /* its __text_signature__ line, "--", and its docstring */
 } tlc_py_launcher;
 
 /* One converted argument, in the member its parameter's C type names. Records and tensor maps
@@ -156,7 +167,6 @@ typedef struct tlc_py_module {
   const char* doc;
   const tlc_py_launcher* launchers;
   int launcher_count;
-  PyMethodDef* methods; /* one per launcher, in the same order */
   const char* (*last_error)(void);
   const char* (*status_string)(tlc_status status);
   tlc_status (*load)(int device);
@@ -167,6 +177,16 @@ typedef struct tlc_py_module {
 
 /* The module's init: PyInit__ext returns what this returns. */
 PyObject* tlc_py_create_module(const tlc_py_module* module);
+
+/* The extension's init function, the one symbol it exports (CPython's PyMODINIT_FUNC). */
+#define TLC_PY_MODULE_INIT __attribute__((visibility("default"))) PyObject*
+
+/* One call of launcher `launcher`, its arguments in `call` (values and scratch the caller
+   provides, one per parameter): parses the vectorcall (a TypeError, ValueError or
+   OverflowError naming the argument), calls `invoke` without the GIL, and returns None, or
+   NULL with NAME.tlc.Error raised for a failed launch. */
+PyObject* tlc_py_launch(PyObject* self, int launcher, PyObject* const* args, Py_ssize_t nargs,
+                        PyObject* kwnames, tlc_py_call* call, tlc_py_invoke invoke);
 
 /* Parses a vectorcall (`self` is the extension module) for launcher `launcher` into `call`:
    0, or -1 with a Python exception set (TypeError, ValueError or OverflowError naming the
