@@ -499,8 +499,10 @@ public:
 
 private:
   void recordFilesRead(const clang::SourceManager& sources) {
+    // The compatibility header and the fallback stand-ins are virtual: nothing to depend on.
+    llvm::StringRef virtualFolder = llvm::sys::path::parent_path(parseCompatHeaderPath());
     for (auto it = sources.fileinfo_begin(); it != sources.fileinfo_end(); ++it)
-      if (it->first.getName() != parseCompatHeaderPath()) // virtual: nothing to depend on
+      if (!it->first.getName().starts_with(virtualFolder.str() + "/"))
         Facts.filesRead.push_back(it->first.getName().str());
     std::sort(Facts.filesRead.begin(), Facts.filesRead.end());
   }

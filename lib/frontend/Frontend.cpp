@@ -112,6 +112,11 @@ std::vector<std::string> commandLine(const std::string& input, const FrontendOpt
     args.push_back("-idirafter");
     args.push_back(options.hostIncludeDir);
   }
+  // Stand-ins for what Clang's wrapper includes and a toolkit may lack (ParseCompat.h), last.
+  if (!forEditor) {
+    args.push_back("-idirafter");
+    args.push_back(parseFallbackIncludeDir());
+  }
   args.push_back(input);
   return args;
 }
@@ -375,6 +380,10 @@ bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& to
   virtualFiles->addFile(parseCompatHeaderPath(), 0,
                         llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));
   virtualFiles->addFile(preambleInputPath(), 0, llvm::MemoryBuffer::getMemBufferCopy(""));
+  for (const std::string& header : parseFallbackHeaders())
+    virtualFiles->addFile(std::string(parseFallbackIncludeDir()) + "/" + header, 0,
+                          llvm::MemoryBuffer::getMemBufferCopy(
+                              "// tlc: a stand-in for a header this CUDA toolkit lacks\n"));
   if (preamble) // the bytes its digest was checked on (Preamble.h)
     virtualFiles->addFile(preamblePchPath(), 0,
                           llvm::MemoryBuffer::getMemBuffer(preamble->bytes->getMemBufferRef(),

@@ -69,6 +69,15 @@ const char* parseCompatHeaderPath() {
   return "/tlc-parse-compat/tlc_nvcc_compat.h";
 }
 
+const char* parseFallbackIncludeDir() {
+  return "/tlc-parse-compat/fallback";
+}
+
+const std::vector<std::string>& parseFallbackHeaders() {
+  static const std::vector<std::string> headers = {"curand_mtgp32_kernel.h"};
+  return headers;
+}
+
 namespace {
 
 // `__SM_32_INTRINSICS_DECL__ void __stcs(float *ptr, float value) __DEF_IF_HOST` becomes

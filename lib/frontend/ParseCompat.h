@@ -42,6 +42,13 @@ const char* parseCompatHeaderFirstLine();
 // Where the parse sees that header (a virtual file: it is in no depfile, nothing reads it).
 const char* parseCompatHeaderPath();
 
+// Headers Clang's CUDA wrapper includes that a toolkit may lack, as empty stand-ins in a
+// virtual folder the parse searches after every other (-idirafter): NVIDIA's CUDA wheels ship
+// no cuRAND (nvidia-curand is a wheel of its own), yet __clang_cuda_runtime_wrapper.h includes
+// curand_mtgp32_kernel.h. nvcc never includes it, and a toolkit that has it is found first.
+const char* parseFallbackIncludeDir();
+const std::vector<std::string>& parseFallbackHeaders(); // file names in that folder
+
 // -D flags that stand in for Clang's __clang_cuda_texture_intrinsics.h in tlc's own parse (not an
 // editor's): its include guard, and its one macro as a statement that does nothing. That header
 // is a third of a first parse's time (hundreds of template specializations) and gives only what

@@ -77,13 +77,12 @@ std::optional<unsigned> cgroupCpuQuota(llvm::StringRef procSelfCgroup,
   return std::nullopt;
 }
 
-unsigned availableCpus() {
+unsigned availableCpus(const std::string& procSelfCgroup, const std::string& cgroupRoot) {
   unsigned cpus = 1;
   cpu_set_t mask;
   if (sched_getaffinity(0, sizeof mask, &mask) == 0)
     cpus = std::max(1, CPU_COUNT(&mask));
-  if (std::optional<unsigned> quota =
-          cgroupCpuQuota(kernelFile("/proc/self/cgroup"), "/sys/fs/cgroup"))
+  if (std::optional<unsigned> quota = cgroupCpuQuota(kernelFile(procSelfCgroup), cgroupRoot))
     cpus = std::min(cpus, *quota);
   return std::max(1u, cpus);
 }

@@ -14,8 +14,9 @@
 namespace tlc {
 
 // The CPUs available: the affinity mask's count, bounded by the cgroup quota (rounded up), at
-// least 1.
-unsigned availableCpus();
+// least 1. The cgroup is read from `procSelfCgroup` under `cgroupRoot` (tests pass others).
+unsigned availableCpus(const std::string& procSelfCgroup = "/proc/self/cgroup",
+                       const std::string& cgroupRoot = "/sys/fs/cgroup");
 
 // The CPU quota, in CPUs (rounded up), that the cgroup named in `procSelfCgroup` (the text of
 // /proc/self/cgroup) and its ancestors set, read under `cgroupRoot` (/sys/fs/cgroup): cgroup v2's

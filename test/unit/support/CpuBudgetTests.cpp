@@ -53,6 +53,19 @@ TEST_CASE("a cgroup v1 CFS quota bounds the CPUs", "[support]") {
   CHECK_FALSE(cgroupCpuQuota(self, root));
 }
 
+TEST_CASE("the quota bounds the CPUs the affinity mask allows", "[support]") {
+  cpu_set_t mask;
+  REQUIRE(sched_getaffinity(0, sizeof mask, &mask) == 0);
+  unsigned affinity = unsigned(CPU_COUNT(&mask));
+  std::string root = scratchDir("cgroup-budget");
+  put(root + "/proc-self-cgroup", "0::/job\n");
+  put(root + "/job/cpu.max", "100000 100000\n"); // one CPU
+  CHECK(availableCpus(root + "/proc-self-cgroup", root) == 1u);
+  put(root + "/job/cpu.max", "100000000 100000\n"); // a thousand: the mask decides
+  CHECK(availableCpus(root + "/proc-self-cgroup", root) == affinity);
+  CHECK(availableCpus(root + "/none", root) == affinity);
+}
+
 TEST_CASE("the default job count is the CPUs the affinity mask allows", "[support]") {
   cpu_set_t mask;
   REQUIRE(sched_getaffinity(0, sizeof mask, &mask) == 0);
@@ -64,5 +77,11 @@ TEST_CASE("the default job count is the CPUs the affinity mask allows", "[suppor
                          dir + "/out", "--emit-only", "-v"});
   REQUIRE_EXPECTED(run);
   CHECK_THAT(run->output, Catch::Contains("at most 1 jobs at once"));
+  if (CPU_COUNT(&mask) >= 2) { // two CPUs allowed: two jobs, not the machine's count or one
+    auto two = runCommand({"taskset", "-c", "0,1", TLC_BINARY, "build", sample("vadd/vadd.cu"),
+                           "-o", dir + "/out2", "--emit-only", "-v"});
+    REQUIRE_EXPECTED(two);
+    CHECK_THAT(two->output, Catch::Contains("at most 2 jobs at once"));
+  }
   CHECK(effectiveJobs(3) == 3u);
 }
