@@ -2,6 +2,7 @@
 #include "checks/SourceDiagnostics.h"
 
 #include "support/Terminal.h"
+#include "support/TerminalText.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -29,12 +30,14 @@ struct SourceDiagnostics::Engine {
     clang::SourceLocation location = translate(at);
     StderrSection section; // printed below any progress line
     unsigned id = Diagnostics.getCustomDiagID(level, "%0");
+    // Names in the message may come from an image or a file name: no command to the terminal.
+    std::string text = terminalText(message);
     if (location.isValid() || !at.valid()) {
-      Diagnostics.Report(location, id) << message;
+      Diagnostics.Report(location, id) << text;
       return;
     }
     // The file is gone (or unreadable): keep the position in the text at least.
-    Diagnostics.Report(id) << (at.str() + ": " + message.str());
+    Diagnostics.Report(id) << (terminalText(at.str()) + ": " + text);
   }
 
   clang::SourceLocation translate(const SourceLocation& at) {

@@ -1,6 +1,8 @@
 // Terminal facts: color, the status line, tool messages.
 #include "support/Terminal.h"
 
+#include "support/TerminalText.h"
+
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -97,7 +99,7 @@ void printToolMessage(MessageKind kind, llvm::StringRef message) {
                                                      : "note: ";
   llvm::WithColor(os, highlight, color ? llvm::ColorMode::Enable : llvm::ColorMode::Disable)
       << label;
-  os << message << "\n";
+  os << terminalText(message) << "\n"; // a name from an image is no command to the terminal
 }
 
 } // namespace tlc

@@ -732,17 +732,25 @@ static int interface_typestr(const tlc_py_where* where, PyObject* typestr, char*
 static int read_interface(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
                           const tlc_py_type_info* info, const array_request* request, int first,
                           array_view* view) {
-  PyObject* interface = PyObject_GetAttr(object, state->strings.cuda_array_interface);
-  if (!interface)
+  PyObject* given = PyObject_GetAttr(object, state->strings.cuda_array_interface);
+  if (!given)
     return -1;
-  int result = -1;
-  if (!PyDict_Check(interface)) {
-    PyObject* type = tlc_py_type_name(interface);
+  if (!PyDict_Check(given)) {
+    PyObject* type = tlc_py_type_name(given);
     tlc_py_argument_error(PyExc_TypeError, where, "has a " CAI " of type %U; it must be a dict",
                           type);
     Py_DECREF(type);
-    goto done;
+    Py_DECREF(given);
+    return -1;
   }
+  /* Its items are read as borrowed references while Python code runs (an item's __index__),
+     which may empty the producer's dict and free them: a copy of the dict keeps each alive
+     until the reading is done (test/fuzz found it). */
+  PyObject* interface = PyDict_Copy(given);
+  Py_DECREF(given);
+  if (!interface)
+    return -1;
+  int result = -1;
   if (interface_data(where, interface_item(interface, state->strings.data), view) < 0)
     goto done;
   PyObject* mask = interface_item(interface, state->strings.mask);

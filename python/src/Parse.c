@@ -113,16 +113,24 @@ static int parse_dim3(const tlc_py_where* where, PyObject* value, unsigned int o
     Py_DECREF(type);
     return -1;
   }
-  Py_ssize_t size = tuple ? PyTuple_Size(value) : PyList_Size(value);
+  /* A list is read from a tuple copy: an item's __index__ may change the list while it is read
+     (test/fuzz found it). */
+  PyObject* items = tuple ? Py_NewRef(value) : PyList_AsTuple(value);
+  if (!items)
+    return -1;
+  Py_ssize_t size = PyTuple_Size(items);
+  int result = 0;
   if (size < 1 || size > 3)
-    return tlc_py_argument_error(PyExc_ValueError, where, "takes 1 to 3 dimensions, not %zd", size);
-  for (Py_ssize_t i = 0; i < size; ++i) {
-    PyObject* item = tuple ? PyTuple_GetItem(value, i) : PyList_GetItem(value, i);
-    if (!item || tlc_py_unsigned(where, item, 0xFFFFFFFFull, &dim) < 0)
-      return -1;
-    out[i] = (unsigned int)dim;
+    result =
+        tlc_py_argument_error(PyExc_ValueError, where, "takes 1 to 3 dimensions, not %zd", size);
+  for (Py_ssize_t i = 0; result == 0 && i < size; ++i) {
+    if (tlc_py_unsigned(where, PyTuple_GetItem(items, i), 0xFFFFFFFFull, &dim) < 0)
+      result = -1;
+    else
+      out[i] = (unsigned int)dim;
   }
-  return 0;
+  Py_DECREF(items);
+  return result;
 }
 
 /* A stream: an int (a CUstream's address), or an object with __cuda_stream__ (the CUDA stream

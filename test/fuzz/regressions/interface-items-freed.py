@@ -39,7 +39,7 @@ def parent():
 
 def child(case):
     sys.dont_write_bytecode = True
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../python"))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../python"))
     import harness
 
     class EmptiesTheInterface:

@@ -15,7 +15,7 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../python"))
 import harness  # noqa: E402
 
 
