@@ -112,6 +112,31 @@ void addBuildOptions(CacheKey& key, const BuildOptions& options, const DisplayPa
   // `runtimeLibrary`, `pythonLibrary`, `pythonHelpersDir`).
 }
 
+std::vector<std::pair<std::string, std::string>>
+toolkitIdentityFiles(const CudaToolkit& toolkit, const std::string& hostCompiler) {
+  std::vector<std::pair<std::string, std::string>> tools = {
+      {"host-compiler-content", hostCompiler}};
+  for (const char* file :
+       {"bin/nvcc", "bin/nvcc.profile", "bin/cudafe++", "bin/ptxas", "bin/nvlink", "bin/fatbinary",
+        "nvvm/bin/cicc", "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a",
+        "lib/libcudadevrt.a"}) // lib64/ in a system toolkit, lib/ in NVIDIA's wheels
+    tools.push_back({file, toolkit.root + "/" + file});
+  return tools;
+}
+
+std::string compileStepCacheKey(const CompileStepKey& in) {
+  CacheKey key;
+  key.add("step", "nvcc relocatable compile");
+  key.add("tlc", tlcVersion());
+  key.add("cuda", in.toolkit.release + " " + std::to_string(in.toolkit.cudaVersion));
+  key.add("command", in.command);
+  key.add("line-name", in.identity.lineName);
+  key.add("hashed-path", in.identity.hashedPath);
+  key.add("input-content", in.inputDigest);
+  key.addToolIdentities(toolkitIdentityFiles(in.toolkit, in.hostCompiler), in.toolMemoDir);
+  return key.digest();
+}
+
 // The key's parts in the order they always had: entries made before the move still hit.
 llvm::Expected<std::string>
 buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocation& relocation,
@@ -128,13 +153,9 @@ buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocati
   key.add("cuda", toolkit.release + " " + std::to_string(toolkit.cudaVersion));
   key.add("host-compiler", relocation.path(in.hostCompiler));
   std::vector<std::pair<std::string, std::string>> tools = {
-      {"tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor)},
-      {"host-compiler-content", in.hostCompiler}};
-  for (const char* file :
-       {"bin/nvcc", "bin/nvcc.profile", "bin/cudafe++", "bin/ptxas", "bin/nvlink", "bin/fatbinary",
-        "nvvm/bin/cicc", "nvvm/libdevice/libdevice.10.bc", "lib64/libcudadevrt.a",
-        "lib/libcudadevrt.a"}) // lib64/ in a system toolkit, lib/ in NVIDIA's wheels
-    tools.push_back({file, toolkit.root + "/" + file});
+      {"tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor)}};
+  for (auto& tool : toolkitIdentityFiles(toolkit, in.hostCompiler))
+    tools.push_back(std::move(tool));
   key.addToolIdentities(tools, in.toolMemoDir);
   addBuildOptions(key, in.options, paths, relocation);
   for (const std::string& input : in.options.sources.inputs) {

@@ -36,6 +36,26 @@ struct KeyInputs {
   std::string toolMemoDir;                       // where the tools' hashes are remembered
 };
 
+// The files of the toolkit and the host compiler that decide what nvcc makes, keyed by content
+// (CacheKey::addToolIdentities) in the module's key and in each compile step's: (label, path).
+std::vector<std::pair<std::string, std::string>>
+toolkitIdentityFiles(const CudaToolkit& toolkit, const std::string& hostCompiler);
+
+// The key of one input's own nvcc compile in a relocatable build (commands/BuildCaching.h), as
+// ccache keys a translation unit: tlc's release, the command as the manifest records it (every
+// flag, the targets, the input's staged name), what nvcc is told of the input (its #line name
+// and the path its internal names hash), its content, and the toolkit's and host compiler's
+// files. What it includes are the entries' dependencies, as for the module's key.
+struct CompileStepKey {
+  const CudaToolkit& toolkit;
+  const std::string& hostCompiler;
+  std::string command;
+  std::string inputDigest;
+  const SourceIdentity& identity;
+  std::string toolMemoDir;
+};
+std::string compileStepCacheKey(const CompileStepKey& in);
+
 // The whole first part of the key, in one place: tlc and Clang, the toolkit and the host
 // compiler by release and content (not where they are: Relocation.h), the options
 // (addBuildOptions), each input's content (`inputDigest`, which the manifest shares) and the

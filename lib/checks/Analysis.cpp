@@ -15,14 +15,17 @@ llvm::Expected<Analysis> analyze(const std::vector<std::string>& inputs,
   if (!units)
     return units.takeError();
   std::set<std::string> files;
-  for (const TranslationUnitFacts& unit : *units)
+  std::vector<std::vector<std::string>> byInput;
+  for (const TranslationUnitFacts& unit : *units) {
     files.insert(unit.filesRead.begin(), unit.filesRead.end());
+    byInput.push_back(unit.filesRead);
+  }
 
   SourceDiagnostics diagnostics(llvm::errs(), options.color);
   auto module = buildModule(std::move(*units), diagnostics);
   if (!module)
     return module.takeError();
-  return Analysis{std::move(*module), {files.begin(), files.end()}};
+  return Analysis{std::move(*module), {files.begin(), files.end()}, std::move(byInput)};
 }
 
 } // namespace tlc

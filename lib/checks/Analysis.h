@@ -16,6 +16,9 @@ namespace tlc {
 struct Analysis {
   Module module;
   std::vector<std::string> filesRead; // inputs and every header Clang opened, sorted, unique
+  // Per input, in input order: what its own parse opened (each input's compile is cached with
+  // the files it read: commands/BuildCaching.h).
+  std::vector<std::vector<std::string>> filesReadByInput;
 };
 
 // Diagnostics (Clang's and tlc's) go to stderr, colored as options.color says. On any error in

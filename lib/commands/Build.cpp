@@ -3,6 +3,7 @@
 // handed to its stage's service; publish the outputs at once.
 #include "commands/Build.h"
 
+#include "builder/BuildKey.h"
 #include "builder/BuildPlan.h"
 #include "builder/CheckedModule.h"
 #include "builder/DeviceBuild.h"
@@ -39,6 +40,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace tlc {
@@ -130,8 +132,10 @@ public:
     std::vector<std::string> dependencies = buildDependencies(Options, Tools, Parsed->filesRead);
     if (Options.emitOnly) // what tlc would compile, and the image NAME_image.S embeds
       return finish(publishedFiles(Options), Files.header, dependencies);
-    if (Cache) // a failure only warns
+    if (Cache) { // a failure only warns
+      storeCompiles();
       storeInCache(*Cache, key, Work->outputsDir(), Outputs, dependencies, Relocation);
+    }
     return finish(fileNames(Outputs), Files.manifest, dependencies);
   }
 
@@ -175,6 +179,8 @@ public:
       }
       return llvm::Error::success();
     case TaskKind::Tool:
+      if (std::optional<size_t> input = cachedCompileOf(*task.step))
+        return compileInput(*input, *task.step);
       return Runner.run(*task.step);
     case TaskKind::ExtractPtx:
       return extractPtx(Plans.device);
@@ -211,6 +217,55 @@ private:
   llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
                      const std::vector<std::string>& dependencies) {
     return finishBuild(*Work, Options, files, targetFile, Files.manifest, dependencies);
+  }
+
+  // The input whose own nvcc compile `step` is, where such compiles are cached one by one
+  // (commands/BuildCaching.h): relocatable code of several inputs, with a cache and no compiler
+  // launcher (ccache and sccache cache those compiles themselves).
+  std::optional<size_t> cachedCompileOf(const Step& step) const {
+    if (!Cache || !Plans.device.relocatable || !Options.launcher.empty())
+      return std::nullopt;
+    const std::vector<Step>& compiles = Plans.device.compiles;
+    for (size_t i = 0; i < compiles.size() && i < Options.sources.inputs.size(); ++i)
+      if (compiles[i].output == step.output && compiles[i].argv == step.argv)
+        return i;
+    return std::nullopt;
+  }
+
+  // Input `i`'s compile, from its own cache entry where one matches, else run (and stored once
+  // the build succeeded, with what the input's parse read: storeCompiles).
+  llvm::Error compileInput(size_t i, const Step& step) {
+    std::string key;
+    {
+      std::lock_guard<std::mutex> lock(CompileCacheMutex);
+      auto digest = Digests.of(Options.sources.inputs[i]);
+      if (!digest)
+        return digest.takeError();
+      key = compileStepCacheKey({Tools.toolkit, Tools.compiler.path, Runner.commandLine(step),
+                                 *digest, Identities[i], Cache->toolMemoDir()});
+      std::string input = Relocation.path(absolutePath(Options.sources.inputs[i]));
+      if (restoreCompile(*Cache, key, step.output, input, Relocation, step.workingDir)) {
+        if (Options.sources.verbose)
+          printToolMessage(MessageKind::Note, "cached: " + step.description);
+        return llvm::Error::success();
+      }
+    }
+    if (llvm::Error error = Runner.run(step))
+      return error;
+    std::lock_guard<std::mutex> lock(CompileCacheMutex);
+    CompilesToStore.push_back({i, key, step.output, step.workingDir});
+    return llvm::Error::success();
+  }
+
+  // The compiles that ran, each stored under its own key with the files its input's parse read.
+  void storeCompiles() {
+    for (const CompileToStore& compile : CompilesToStore) {
+      if (!Parsed || compile.input >= Parsed->filesReadByInput.size())
+        continue;
+      std::vector<std::string> dependencies = Parsed->filesReadByInput[compile.input];
+      dependencies.push_back(absolutePath(Options.sources.inputs[compile.input]));
+      storeCompile(*Cache, compile.key, compile.output, compile.workDir, dependencies, Relocation);
+    }
   }
 
   // The sources are temporaries, unless they are what was asked for (--emit-only).
@@ -275,6 +330,13 @@ private:
   std::optional<Analysis> Parsed;
   ToolReleases Versions;
   std::vector<CachedFile> Outputs;
+  // Each input's own compile (compileInput): run on a miss, stored after the build.
+  struct CompileToStore {
+    size_t input;
+    std::string key, output, workDir;
+  };
+  std::mutex CompileCacheMutex;
+  std::vector<CompileToStore> CompilesToStore;
 };
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "builder/PythonPackage.h"
 #include "builder/Steps.h"
 #include "support/Files.h"
+#include "support/Hashing.h"
 
 #include "llvm/Support/Path.h"
 
@@ -53,6 +54,23 @@ void storeInCache(TieredCache& cache, const std::string& key, const std::string&
   for (const std::string& dependency : dependencies)
     recorded.push_back(relocation.path(dependency));
   cache.store(key, outputsDir, outputs, recorded, relocation);
+}
+
+bool restoreCompile(TieredCache& cache, const std::string& key, const std::string& output,
+                    const std::string& input, const PathRelocation& relocation,
+                    const std::string& workDir) {
+  return cache.restore(key, {output}, {input}, relocation, workDir).has_value();
+}
+
+void storeCompile(TieredCache& cache, const std::string& key, const std::string& output,
+                  const std::string& workDir, const std::vector<std::string>& dependencies,
+                  const PathRelocation& relocation) {
+  auto sha = sha256OfFile(workDir + "/" + output);
+  if (!sha) {
+    llvm::consumeError(sha.takeError()); // nothing to store; the build itself went well
+    return;
+  }
+  storeInCache(cache, key, workDir, {{output, *sha}}, dependencies, relocation);
 }
 
 std::vector<std::string> fileNames(const std::vector<CachedFile>& files) {

@@ -42,6 +42,24 @@ void storeInCache(TieredCache& cache, const std::string& key, const std::string&
                   const std::vector<CachedFile>& outputs,
                   const std::vector<std::string>& dependencies, const PathRelocation& relocation);
 
+// Each input's own nvcc compile in a relocatable build (several inputs: DeviceBuild.h) is cached
+// by itself, as ccache caches a translation unit, so that editing one file of many compiles that
+// file alone (and the device link): its key is compileStepCacheKey's (builder/BuildKey.h), its
+// entry the one file the compile makes, its dependencies the files the input's parse read. A
+// build's module entry is looked up first: a no-change rebuild stays one hit.
+//
+// The compile's output `output` (a name in `workDir`) restored from the entry under `key` for
+// `input` (its path as the cache spells it); whether there was one.
+bool restoreCompile(TieredCache& cache, const std::string& key, const std::string& output,
+                    const std::string& input, const PathRelocation& relocation,
+                    const std::string& workDir);
+
+// The compile's output stored under `key`, with the files the input's parse read
+// (`dependencies`, the input among them). A failure warns.
+void storeCompile(TieredCache& cache, const std::string& key, const std::string& output,
+                  const std::string& workDir, const std::vector<std::string>& dependencies,
+                  const PathRelocation& relocation);
+
 // The names of `files`, as published in OUTDIR.
 std::vector<std::string> fileNames(const std::vector<CachedFile>& files);
 
