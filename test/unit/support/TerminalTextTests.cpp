@@ -17,8 +17,8 @@ TEST_CASE("control characters and bidirectional overrides reach the terminal esc
   CHECK(terminalText("\x1b[2J") == "\\x1B[2J");
   CHECK(terminalText("a\rb\x7f") == "a\\x0Db\\x7F");
   CHECK(terminalText("caf\xc3\xa9 \xe2\x80\xae") == "caf\xc3\xa9 \\u202E"); // é stays, RLO not
-  CHECK(terminalText("\xc2\x9b") == "\\x9B");                             // C1 CSI
-  CHECK(terminalText("\xff\xfe") == "\\xFF\\xFE");                        // no UTF-8
+  CHECK(terminalText("\xc2\x9b") == "\\x9B");                               // C1 CSI
+  CHECK(terminalText("\xff\xfe") == "\\xFF\\xFE");                          // no UTF-8
 }
 
 TEST_CASE("an image entry's name sets no terminal title in tlc's error", "[support]") {
