@@ -5,6 +5,7 @@
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Interrupts.h"
+#include "support/ProbeMemo.h"
 #include "support/Process.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
@@ -19,6 +20,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <algorithm>
@@ -97,6 +99,30 @@ std::vector<std::string> hostCompilerFlags(const std::vector<std::string>& nvccF
 
 constexpr const char* QueryPrefix = "tlc-query-";
 
+// What nvcc's answer depends on besides nvcc itself, for the probe memo: the host compiler it
+// runs (-ccbin's file or folder, else gcc on PATH, as `nvcc -dryrun` shows) and the variables
+// that add flags or choose the compiler. "" when the compiler cannot be found.
+std::vector<std::string> macroProbeDependencies(llvm::ArrayRef<std::string> command) {
+  std::string compiler;
+  for (size_t i = 0; i + 1 < command.size(); ++i)
+    if (command[i] == "-ccbin")
+      compiler = command[i + 1];
+  if (const char* chosen = std::getenv("NVCC_CCBIN"); compiler.empty() && chosen && *chosen)
+    compiler = chosen;
+  if (!compiler.empty() && llvm::sys::fs::is_directory(compiler))
+    compiler += "/gcc";
+  if (compiler.empty() || compiler.find('/') == std::string::npos) {
+    auto found = llvm::sys::findProgramByName(compiler.empty() ? "gcc" : compiler);
+    compiler = found ? *found : "";
+  }
+  std::vector<std::string> dependencies = {compiler.empty() ? "" : toolIdentity(compiler)};
+  for (const char* name : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "PATH"}) {
+    const char* value = std::getenv(name);
+    dependencies.push_back(std::string(name) + "=" + (value ? value : ""));
+  }
+  return dependencies;
+}
+
 } // namespace
 
 llvm::Expected<MacroValues> nvccCompilerView(const CudaToolkit& toolkit,
@@ -113,6 +139,12 @@ llvm::Expected<MacroValues> nvccCompilerView(const CudaToolkit& toolkit,
   std::lock_guard<std::mutex> lock(mutex);
   if (auto found = known.find(command); found != known.end())
     return found->second;
+  std::string memo = probeMemoFile(command, macroProbeDependencies(command));
+  if (auto remembered = recallProbe(memo)) {
+    MacroValues values = identityMacrosIn(*remembered);
+    if (!values.empty())
+      return known[command] = std::move(values);
+  }
   // nvcc writes temporaries (tmpxft_*) even for this: into a folder of tlc's own, removed
   // however the query ends, an interrupt included.
   auto root = workRoot();
@@ -140,6 +172,7 @@ llvm::Expected<MacroValues> nvccCompilerView(const CudaToolkit& toolkit,
   if (values.empty())
     return toolchainError("'" + shellQuote(command) +
                           "' printed no compiler version macro (__GNUC__, __clang__, ...)");
+  rememberProbe(memo, *result);
   return known[command] = std::move(values);
 }
 

@@ -4,6 +4,7 @@
 #include "support/Files.h"
 #include "support/Hashing.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -44,8 +45,9 @@ bool privateFolder(const std::string& dir) {
          status.st_uid == ::geteuid() && !(status.st_mode & (S_IWGRP | S_IWOTH));
 }
 
-// The tool's identity: "" when it cannot be read (no memo then).
-std::string identityOf(const std::string& tool) {
+} // namespace
+
+std::string toolIdentity(const std::string& tool) {
   llvm::SmallString<256> real;
   struct stat status{};
   if (llvm::sys::fs::real_path(tool, real) || ::stat(real.c_str(), &status) != 0)
@@ -55,8 +57,6 @@ std::string identityOf(const std::string& tool) {
          std::to_string(status.st_mtim.tv_sec) + "." + std::to_string(status.st_mtim.tv_nsec);
 }
 
-} // namespace
-
 std::string probeMemoDir() {
   if (disabled())
     return "";
@@ -64,25 +64,50 @@ std::string probeMemoDir() {
   return root.empty() ? "" : root + "/probes";
 }
 
-llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv) {
+std::string probeMemoFile(llvm::ArrayRef<std::string> argv,
+                          llvm::ArrayRef<std::string> alsoDependsOn) {
   std::string dir = probeMemoDir();
-  std::string identity = argv.empty() ? "" : identityOf(argv.front());
-  if (dir.empty() || identity.empty() || !privateFolder(dir))
-    return runCommand(argv);
+  std::string identity = argv.empty() ? "" : toolIdentity(argv.front());
+  bool unknowable = llvm::is_contained(alsoDependsOn, std::string());
+  if (dir.empty() || identity.empty() || unknowable || !privateFolder(dir))
+    return "";
   std::string key = identity;
   for (const std::string& arg : argv)
     key += '\0' + arg;
-  std::string file = dir + "/" + sha256Hex(key).substr(0, 32);
-  if (auto remembered = readFile(file, 1 << 20)) {
+  key += '\1';
+  for (const std::string& dependency : alsoDependsOn)
+    key += '\0' + dependency;
+  return dir + "/" + sha256Hex(key).substr(0, 32);
+}
+
+std::optional<std::string> recallProbe(const std::string& memoFile) {
+  if (memoFile.empty())
+    return std::nullopt;
+  auto remembered = readFile(memoFile, 1 << 20);
+  if (!remembered) {
+    llvm::consumeError(remembered.takeError());
+    return std::nullopt;
+  }
+  return std::move(*remembered);
+}
+
+void rememberProbe(const std::string& memoFile, const CommandResult& result) {
+  if (!memoFile.empty() && result.succeeded())
+    llvm::consumeError(writeFile(memoFile, result.output)); // a memo that fails to write is no loss
+}
+
+llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv,
+                                       const RunOptions& options,
+                                       llvm::ArrayRef<std::string> alsoDependsOn) {
+  std::string memo = probeMemoFile(argv, alsoDependsOn);
+  if (auto remembered = recallProbe(memo)) {
     CommandResult result;
     result.output = std::move(*remembered);
     return result;
-  } else {
-    llvm::consumeError(remembered.takeError());
   }
-  auto result = runCommand(argv);
-  if (result && result->succeeded())
-    llvm::consumeError(writeFile(file, result->output)); // a memo that fails to write is no loss
+  auto result = runCommand(argv, options);
+  if (result)
+    rememberProbe(memo, *result);
   return result;
 }
 

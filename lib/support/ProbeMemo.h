@@ -13,13 +13,30 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace tlc {
 
-// runCommand(argv), or the answer remembered for it. `argv[0]` is the tool (a path). Failures
-// (a non-zero exit, a signal) are returned as they are and never remembered.
-llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv);
+// runCommand(argv, options), or the answer remembered for it. `argv[0]` is the tool (a path).
+// `alsoDependsOn` names what else the answer depends on (another tool's toolIdentity, an
+// environment variable's value); an empty string among them means "cannot tell": no memo then.
+// Only standard output is remembered. Failures (a non-zero exit, a signal) are returned as they
+// are and never remembered.
+llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv,
+                                       const RunOptions& options = {},
+                                       llvm::ArrayRef<std::string> alsoDependsOn = {});
+
+// The pieces of runProbe, for a probe that needs set-up only when it really runs: the memo's
+// file for the command ("" when there is none), what it remembers, and keeping an answer.
+std::string probeMemoFile(llvm::ArrayRef<std::string> argv,
+                          llvm::ArrayRef<std::string> alsoDependsOn = {});
+std::optional<std::string> recallProbe(const std::string& memoFile);
+void rememberProbe(const std::string& memoFile, const CommandResult& result);
+
+// A tool's identity as the memo keys it: real path, device, inode, size, modification time;
+// "" when the file cannot be read.
+std::string toolIdentity(const std::string& tool);
 
 // Where the answers are kept: <the build cache>/probes; "" when the memo is off.
 std::string probeMemoDir();

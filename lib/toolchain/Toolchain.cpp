@@ -242,7 +242,7 @@ std::string hostCompilerIncludeDir() {
 }
 
 std::string hostCompilerVersion(const HostCompiler& compiler) {
-  auto result = runCommand({compiler.path, "--version"});
+  auto result = runProbe({compiler.path, "--version"});
   if (!result) {
     llvm::consumeError(result.takeError());
     return "unknown";

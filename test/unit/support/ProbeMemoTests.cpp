@@ -82,3 +82,24 @@ TEST_CASE("a memo folder others may write to is not used", "[support]") {
   fake.ask("--version");
   CHECK(fake.count() == 3);
 }
+
+TEST_CASE("an answer that depends on something else is asked again when that changes",
+          "[support]") {
+  // nvcc's macro listing depends on the host compiler it runs and on NVCC_APPEND_FLAGS.
+  FakeTool fake("probe-memo-dependencies");
+  auto ask = [&](std::vector<std::string> dependencies) {
+    auto result = runProbe({fake.tool, "-dM"}, {}, dependencies);
+    REQUIRE_EXPECTED(result);
+  };
+  ask({"gcc 12", "NVCC_APPEND_FLAGS="});
+  ask({"gcc 12", "NVCC_APPEND_FLAGS="});
+  CHECK(fake.count() == 1);
+  ask({"gcc 13", "NVCC_APPEND_FLAGS="});
+  CHECK(fake.count() == 2);
+  ask({"gcc 13", "NVCC_APPEND_FLAGS=-std=c++20"});
+  CHECK(fake.count() == 3);
+  // A dependency that cannot be told (the compiler not found): never remembered.
+  ask({"", "NVCC_APPEND_FLAGS="});
+  ask({"", "NVCC_APPEND_FLAGS="});
+  CHECK(fake.count() == 5);
+}
