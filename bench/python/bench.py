@@ -43,7 +43,7 @@ outside tlc's binding, each timed in the same rounds:
 Their sum with the C launcher is the least any binding of torch tensors can cost; the report
 says how much of the C floor that is, and what tlc's binding adds to it.
 
-usage: bench.py BUNDLE [--rounds N] [--burst N] [--no-torch-extension]
+usage: bench.py BUNDLE [--rounds N] [--burst N] [--passes N] [--no-torch-extension]
   BUNDLE: the folder scripts/gpu-test prepared (BUNDLE/pylaunch: tlc build --python of
   bench/launch/kernels.cu; BUNDLE/libfloor.so: floor.c).
 Exit 0 (a table), 77 where there is no CUDA device or neither torch nor CuPy.
@@ -75,6 +75,10 @@ def parse_arguments():
     parser.add_argument("--no-torch-extension", action="store_true",
                         help="skip the torch C++ extension (its compile takes about a minute)")
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--passes", type=int, default=3,
+                        help="run the whole measurement this many times (each with its own "
+                             "shuffle) and report each pass and their spread: a target holds "
+                             "only if it holds in every pass")
     return parser.parse_args()
 
 
@@ -444,10 +448,10 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
 
     # ---- measuring -----------------------------------------------------------------------
 
-    def run(self):
+    def run(self, seed):
         options = self.options
         names = list(self.variants)
-        shuffle = random.Random(options.seed)
+        shuffle = random.Random(seed)
         micros = {name: [] for name in names}
         ratios = {name: [] for name in names}
         for round_ in range(options.warmup + options.rounds):
@@ -466,7 +470,7 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
         return {name: (statistics.median(micros[name]), statistics.median(ratios[name]))
                 for name in micros}
 
-    def report(self, results):
+    def report(self, passes):
         torch, cupy, triton = self.torch, self.cupy, self.triton
         print()
         if torch is not None:
@@ -478,23 +482,46 @@ TORCH_LIBRARY_IMPL(tlcbench, CUDA, m) {
             if module is not None:
                 versions.append(f"{module.__name__} {module.__version__}")
         print("; ".join(versions))
-        print(f"{self.options.rounds} rounds of {self.options.burst}-launch bursts, "
-              "shuffled order, medians")
+        print(f"{len(passes)} passes of {self.options.rounds} rounds of {self.options.burst}-launch "
+              "bursts, shuffled order, medians; × C floor per pass, then the spread")
         print()
-        print("| variant | µs per launch | × C floor |")
-        print("| --- | ---: | ---: |")
-        for name, (us, ratio) in sorted(results.items(), key=lambda item: item[1][0]):
-            print(f"| {name} | {us:.2f} | {ratio:.2f} |")
+        heads = " | ".join(f"pass {i + 1}: µs | ×" for i in range(len(passes)))
+        print(f"| variant | {heads} | × min–max |")
+        print("| --- |" + " ---: | ---: |" * len(passes) + " ---: |")
+        last = passes[-1]
+        for name in sorted(last, key=lambda name: last[name][0]):
+            cells = " | ".join(f"{results[name][0]:.2f} | {results[name][1]:.2f}"
+                               for results in passes)
+            ratios = [results[name][1] for results in passes]
+            print(f"| {name} | {cells} | {min(ratios):.2f}–{max(ratios):.2f} |")
         for name, why in self.skipped.items():
-            print(f"| {name} | skipped: {why.splitlines()[0][:80]} | |")
+            print(f"| {name} | skipped: {why.splitlines()[0][:80]} |")
         print()
-        self.targets(results)
+        for number, results in enumerate(passes, 1):
+            print(f"pass {number}:")
+            self.targets(results)
+        self.every_pass(passes)
+
+    def every_pass(self, passes):
+        """Issue 37's targets, which must hold in every pass, not in the best one."""
+        tlc = "tlc: torch tensors"
+        if all(tlc in results for results in passes):
+            worst = max(results[tlc][1] for results in passes)
+            verdict = "met" if worst <= 1.15 else "MISSED"
+            print(f"target, every pass: {tlc} <= 1.15x the C floor: worst {worst:.2f}x ({verdict})")
+        pair = ("tlc: torch op", "torch C++ op")
+        if all(name in results for results in passes for name in pair):
+            worst = max(results[pair[0]][0] / results[pair[1]][0] for results in passes)
+            verdict = "met" if worst <= 1.2 else "MISSED"
+            print(f"target, every pass: {pair[0]} <= 1.2x the four-argument {pair[1]}: worst "
+                  f"{worst:.2f}x ({verdict})")
 
     def targets(self, results):
         tlc = "tlc: torch tensors" if "tlc: torch tensors" in results else "tlc: CuPy arrays"
         us, ratio = results[tlc]
-        verdict = "met" if ratio <= 1.25 else f"missed by {ratio / 1.25:.2f}x"
-        print(f"target: {tlc} <= 1.25x the C floor: {ratio:.2f}x ({verdict})")
+        goal = 1.15 if tlc == "tlc: torch tensors" else 1.25
+        verdict = "met" if ratio <= goal else f"missed by {ratio / goal:.2f}x"
+        print(f"target: {tlc} <= {goal}x the C floor: {ratio:.2f}x ({verdict})")
         for name, (other_us, _) in sorted(results.items()):
             if name.startswith(("tlc", "C:", "part:")):  # the parts are no way to launch
                 continue
@@ -546,7 +573,7 @@ def main():
     if not bench.setup():
         print("bench/python: SKIP: neither torch nor CuPy sees a CUDA device")
         return 77
-    bench.report(bench.run())
+    bench.report([bench.run(options.seed + number) for number in range(options.passes)])
     return 0
 
 
