@@ -16,6 +16,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <mutex>
 
 using namespace tlc;
@@ -35,7 +36,8 @@ public:
     return processRunner().run(argv, options);
   }
 
-  // The inputs nvcc compiled (relocatable compiles: `-rdc=true`), by their staged file names.
+  // The inputs nvcc compiled (relocatable compiles: `-rdc=true`), by their staged file names,
+  // sorted: independent compiles run in parallel, in any order.
   std::vector<std::string> compiled() const {
     std::vector<std::string> inputs;
     for (const std::vector<std::string>& argv : Commands) {
@@ -46,6 +48,7 @@ public:
           if (llvm::StringRef(arg).ends_with(".cu") && !llvm::StringRef(arg).starts_with("-"))
             inputs.push_back(std::string(llvm::sys::path::filename(arg)));
     }
+    std::sort(inputs.begin(), inputs.end());
     return inputs;
   }
 
