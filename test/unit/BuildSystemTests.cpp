@@ -140,7 +140,7 @@ TEST_CASE("the cache restores unchanged builds and rebuilds after a header edit"
   INFO(cold.err);
   REQUIRE(cold.exitCode == 0);
   std::string coldCubin = readText(dir + "/out/mf.fatbin");
-  CHECK(cacheStats(cache)["misses"] == 1);
+  CHECK(cacheStats(cache)["misses"] == 3); // the module's lookup and each input's compile
 
   llvm::sys::fs::remove_directories(dir + "/out");
   ToolRun hit = build(args, env);
