@@ -122,7 +122,7 @@ public:
     if (Options.emitOnly) // what tlc would compile, and the image NAME_image.S embeds
       return finish(publishedFiles(Options), Files.header, dependencies);
     if (Cache) // a failure only warns
-      storeInCache(*Cache, key, Work->outputsDir(), Outputs, dependencies, Relocation);
+      storeInCache(*Cache, key, Work->outputsDir(), Outputs, dependencies, Relocation, Diagnostics);
     return finish(fileNames(Outputs), Files.manifest, dependencies);
   }
 

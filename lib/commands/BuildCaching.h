@@ -30,17 +30,21 @@ llvm::Expected<std::string> cacheKeyOf(const BuildOptions& options, const BuildT
                                        const TieredCache& cache, FileDigests& digests);
 
 // The outputs of the entry under `key`, restored into `outputsDir` (TieredCache::restore) and
-// shown as the build's one progress line, "cached NAME (ENTRY)"; none on a miss.
+// shown as the build's one progress line, "cached NAME (ENTRY)", followed by what the tools
+// printed when the entry was built (as ccache replays a compiler's messages); none on a miss.
+// The hit's files are the outputs to publish.
 std::optional<TieredCache::Hit> restoreFromCache(TieredCache& cache, const std::string& key,
                                                  const BuildOptions& options,
                                                  const PathRelocation& relocation,
                                                  const std::string& outputsDir);
 
 // A build's `outputs` (in `outputsDir`) stored under `key` with the files it read
-// (`dependencies`), which the entry records relocated as the key spells paths. A failure warns.
+// (`dependencies`), which the entry records relocated as the key spells paths, and what its tools
+// printed (`diagnostics`, as the build showed it). A failure warns.
 void storeInCache(TieredCache& cache, const std::string& key, const std::string& outputsDir,
                   const std::vector<CachedFile>& outputs,
-                  const std::vector<std::string>& dependencies, const PathRelocation& relocation);
+                  const std::vector<std::string>& dependencies, const PathRelocation& relocation,
+                  const std::string& diagnostics);
 
 // The names of `files`, as published in OUTDIR.
 std::vector<std::string> fileNames(const std::vector<CachedFile>& files);
