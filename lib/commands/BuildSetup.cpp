@@ -302,7 +302,7 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   if (!preprocessor)
     return preprocessor.takeError();
   device.preprocessorFlags = std::move(*preprocessor);
-  auto nvccFlags = names.nvccFlags(options.nvccFlags, "-Xnvcc", macros);
+  auto nvccFlags = names.nvccFlags(options.nvccFlags, "nvcc", macros);
   if (!nvccFlags)
     return nvccFlags.takeError();
   device.nvccFlags = std::move(*nvccFlags);
