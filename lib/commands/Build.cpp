@@ -356,8 +356,6 @@ private:
 } // namespace
 
 llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& services) {
-  if (requested.outputDir.empty())
-    return usageError("-o '' names no folder");
   // Device images as inputs (builder/ImageInputs.h): read, and refused when unreadable (a
   // usage error: the wrong file was given), first.
   if (llvm::Error error = checkImageInputKinds(requested.sources.inputs))
@@ -369,15 +367,7 @@ llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& 
       return read.takeError();
     images = std::move(*read);
   }
-  if (llvm::Error error = checkInputFiles(requested.sources.inputs))
-    return error;
-  if (llvm::Error error = checkOutputIsFolder(requested))
-    return error;
-  if (llvm::Error error = checkDistinctInputs(requested.sources.inputs))
-    return error;
-  if (llvm::Error error = checkNameGiven(requested))
-    return error;
-  if (llvm::Error error = checkWheelOptions(requested))
+  if (llvm::Error error = checkRequest(requested)) // all of its mistakes at once
     return error;
   if (llvm::Error error = checkTemporaryFolder()) // before nvcc's probes need it
     return error;

@@ -807,9 +807,12 @@ llvm::Expected<NvccRouting> routeNvccArguments(const std::vector<NvccArgument>& 
     if (argument.known() && (argument.option->is("--forward-unknown-to-host-compiler") ||
                              argument.option->is("--forward-unknown-opts")))
       router.forwardUnknownOptions();
+  // Every argument's mistake, in one run: each is judged alone.
+  llvm::Error errors = llvm::Error::success();
   for (const NvccArgument& argument : arguments)
-    if (llvm::Error error = router.route(argument))
-      return error;
+    errors = llvm::joinErrors(std::move(errors), router.route(argument));
+  if (errors)
+    return errors;
   return router.take();
 }
 

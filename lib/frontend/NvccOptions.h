@@ -144,7 +144,8 @@ enum class NvccOrigin {
 
 // Routes `arguments` (paths relative to `directory`, or as they are when it is empty). Unknown
 // arguments go to nvcc as they are. From the command line, an option tlc decides, one that
-// writes outside the build or one nvcc would refuse is a UsageError saying what to do instead.
+// writes outside the build or one nvcc would refuse is a UsageError saying what to do instead
+// (every such argument's, joined).
 llvm::Expected<NvccRouting> routeNvccArguments(const std::vector<NvccArgument>& arguments,
                                                NvccOrigin origin, const std::string& directory);
 
