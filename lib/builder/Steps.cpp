@@ -16,7 +16,7 @@
 namespace tlc {
 
 Progress::Progress(unsigned total, bool quiet)
-    : Total(total), Quiet(quiet), Terminal(stderrIsTerminal()) {
+    : Total(total), Quiet(quiet), Terminal(stderrIsSmartTerminal()) {
 }
 
 Progress::~Progress() {

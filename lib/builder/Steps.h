@@ -25,8 +25,8 @@ struct Step {
   bool compilesSources = false;
 };
 
-// `[3/12] nvcc b.cu (sm_90a)` as each step starts: one line rewritten in place on a terminal,
-// plain lines otherwise, nothing when quiet.
+// `[3/12] nvcc b.cu (sm_90a)` as each step starts: one line rewritten in place on a terminal
+// that can (stderrIsSmartTerminal: not TERM=dumb), plain lines otherwise, nothing when quiet.
 class Progress {
 public:
   Progress(unsigned total, bool quiet);
