@@ -115,3 +115,27 @@ TEST_CASE("the man pages and completion scripts name every option", "[cli][shell
   for (const std::string& command : reference.front().commands)
     CHECK_THAT(top, Contains(".BR tlc\\-" + command + " (1)"));
 }
+
+TEST_CASE("the man pages' prose sentences end with full stops", "[cli][shell-files]") {
+  // Issue 36: a command's one-line description, written without a full stop as --help lists it,
+  // ran into the next sentence: "List every kernel ...: a table, or --json See tlc-inspect(1)."
+  CommandLine line;
+  std::unique_ptr<CLI::App> app = makeApp(line);
+  std::vector<CommandEntry> reference = commandReference(*app);
+  auto lineAfter = [](const std::string& page, const std::string& marker) {
+    size_t at = page.find(marker);
+    REQUIRE(at != std::string::npos);
+    size_t start = at + marker.size();
+    return page.substr(start, page.find('\n', start) - start);
+  };
+  for (const CommandEntry& entry : reference) {
+    std::string page = manPage(reference, entry);
+    INFO(manPageName(entry));
+    CHECK(llvm::StringRef(lineAfter(page, ".SH DESCRIPTION\n")).ends_with("."));
+  }
+  std::string top = manPage(reference, reference.front());
+  for (const std::string& command : reference.front().commands) {
+    INFO(command);
+    CHECK(llvm::StringRef(lineAfter(top, ".TP\n\\fB" + command + "\\fR\n")).ends_with("."));
+  }
+}
