@@ -685,8 +685,15 @@ llvm::Expected<CommandLine> parseCommandLine(const std::vector<std::string>& arg
     if (!app->get_subcommand(reader.name)->parsed())
       continue;
     line.command = reader.command;
-    if (reader.command == Command::Completion)
-      line.help = completionScript(commandReference(*app), line.completionShell);
+    if (reader.command == Command::Completion) {
+      std::string problem;
+      TargetWords targets = completionTargets(problem);
+      if (!problem.empty())
+        printToolMessage(MessageKind::Warning,
+                         problem + "; the script completes no GPU targets but native, all and "
+                                   "all-major");
+      line.help = completionScript(commandReference(*app), line.completionShell, targets);
+    }
     if (!reader.sources)
       return line;
     if (llvm::Error error = screenParseArguments(split->clang))
