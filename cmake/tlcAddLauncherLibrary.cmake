@@ -48,6 +48,33 @@ macro(_tlc_launcher_fail)
   set(failed TRUE)
 endmacro()
 
+# The keyword `word` most likely misspells in `keywords` (a list): the one sharing the longest
+# prefix with it, at least 3 characters and all but the word's last 2 (ARCH: ARCHS, SOURCE:
+# SOURCES, ENTRY: ENTRIES); "" when none is that close.
+function(_tlc_closest_keyword word keywords out)
+  set(best "")
+  set(bestLength 0)
+  string(LENGTH "${word}" wordLength)
+  math(EXPR needed "${wordLength} - 2")
+  foreach(keyword IN LISTS keywords)
+    string(LENGTH "${keyword}" keywordLength)
+    set(common 0)
+    while(common LESS wordLength AND common LESS keywordLength)
+      string(SUBSTRING "${word}" ${common} 1 a)
+      string(SUBSTRING "${keyword}" ${common} 1 b)
+      if(NOT a STREQUAL b)
+        break()
+      endif()
+      math(EXPR common "${common} + 1")
+    endwhile()
+    if(common GREATER_EQUAL 3 AND common GREATER_EQUAL needed AND common GREATER bestLength)
+      set(best "${keyword}")
+      set(bestLength ${common})
+    endif()
+  endforeach()
+  set(${out} "${best}" PARENT_SCOPE)
+endfunction()
+
 # The `tlc build --jobs` of every launcher library in a Ninja job pool whose size the project set
 # (the global property JOB_POOLS, `<pool>=<size>`), as its property TLC_JOBS; run once, at the
 # end of the top-level CMakeLists.txt, when every library and pool is known.
@@ -269,6 +296,31 @@ function(tlc_add_launcher_library name)
                "EXTERNAL_IMAGE, PYTHON, OUTPUT_DIRECTORY, JOB_POOL, COMPILE_COMMANDS, "
                "NO_COMPILE_COMMANDS")
   string(JOIN "" keywords ${keywords})
+  # A misspelt keyword lands among the unparsed arguments, or in the list of the keyword before it
+  # (SOURCES k.cu ARCH 90): it is named with the keyword it most likely is, and the call is read
+  # again as if that were written, so that nothing is reported twice (no source '90', no "no
+  # SOURCES" after SOURCE).
+  set(keywordList ${multiValue} ${options} ${oneValue})
+  set(arguments ${ARGN})
+  foreach(attempt RANGE 4)
+    set(misspelt "")
+    foreach(entry IN LISTS ARG_UNPARSED_ARGUMENTS ARG_SOURCES ARG_IMAGES ARG_DECLARATIONS ARG_ARCHS)
+      if(entry MATCHES "^[A-Z][A-Z0-9_]*$" AND NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${entry}")
+        _tlc_closest_keyword("${entry}" "${keywordList}" meant)
+        if(meant)
+          set(misspelt "${entry}")
+          break()
+        endif()
+      endif()
+    endforeach()
+    if(NOT misspelt)
+      break()
+    endif()
+    _tlc_launcher_fail("'${misspelt}' is not a keyword; did you mean ${meant}? (the keywords are "
+                       "${keywords})")
+    list(TRANSFORM arguments REPLACE "^${misspelt}$" "${meant}")
+    cmake_parse_arguments(ARG "${options}" "${oneValue}" "${multiValue}" ${arguments})
+  endforeach()
   if(ARG_UNPARSED_ARGUMENTS)
     list(JOIN ARG_UNPARSED_ARGUMENTS " " unknown)
     _tlc_launcher_fail("unknown arguments: ${unknown} (the keywords are ${keywords})")

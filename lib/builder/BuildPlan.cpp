@@ -59,9 +59,12 @@ BuildPlan planBuild(const BuildPlanOptions& options, const DevicePlan& device, c
   size_t parse = plan.add(TaskKind::Parse,
                           "parse " + std::to_string(options.inputCount) + " file(s)", {}, true);
   plan[parse].selfScheduled = true;
+  plan[parse].keepsGoing = true;
 
   // The device image: compiles, then device links (relocatable code), then the fat binary.
   std::vector<size_t> compiles = plan.tools(device.compiles, {});
+  for (size_t compile : compiles)
+    plan[compile].keepsGoing = true;
   std::vector<size_t> last = compiles;
   if (!device.links.empty())
     last = plan.tools(device.links, compiles);

@@ -44,6 +44,9 @@ struct Task {
   bool counted = true;       // shown as a [n/N] progress step
   // Holds no job slot of its own: the parse takes one per input it parses.
   bool selfScheduled = false;
+  // Reads the user's sources (the parse, each input's nvcc compile): still started after a compile
+  // of another input failed, so that one build reports the errors of every input (Executor.h).
+  bool keepsGoing = false;
 };
 
 struct BuildPlan {

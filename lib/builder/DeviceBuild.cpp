@@ -36,9 +36,9 @@ static std::vector<std::string> commonFlags(const DeviceBuildOptions& options) {
   if (!hasNvccOption(options.nvccFlags, "--optimize"))
     flags.push_back("-O3");
   flags.push_back("-std=" + options.standard);
-  // "declared but never referenced" (#177) for every static kernel: no host code in the input
-  // launches them, the launcher library does.
-  flags.push_back("-diag-suppress=177");
+  // nvcc's warnings are the user's: its "declared but never referenced" (#177) for a static
+  // kernel, which the launcher library launches, is dropped from what it printed instead
+  // (NvccMessages.h), not the warning for every variable.
   // -I, -isystem, -include, -D and -U, in the order given.
   flags.insert(flags.end(), options.preprocessorFlags.begin(), options.preprocessorFlags.end());
   if (!options.tlcIncludeDir.empty())

@@ -1,4 +1,5 @@
-// The build plan's scheduler: threads per task, job slots, stop at the first failure.
+// The build plan's scheduler: threads per task, job slots, stop at the first failure (but for the
+// tasks that read the user's sources).
 #include "builder/Executor.h"
 
 #include "support/Interrupts.h"
@@ -25,13 +26,12 @@ public:
     std::vector<std::thread> threads;
     std::unique_lock<std::mutex> lock(Mutex);
     while (true) {
-      if (Failures.empty() && !interrupted())
-        for (size_t i = 0; i < Plan.tasks.size(); ++i)
-          if (States[i] == State::Waiting && ready(i)) {
-            States[i] = State::Running;
-            ++Running;
-            threads.emplace_back([this, i] { execute(i); });
-          }
+      for (size_t i = 0; i < Plan.tasks.size(); ++i)
+        if (States[i] == State::Waiting && ready(i) && mayStart(i)) {
+          States[i] = State::Running;
+          ++Running;
+          threads.emplace_back([this, i] { execute(i); });
+        }
       if (Running == 0)
         break;
       Changed.wait(lock);
@@ -57,7 +57,7 @@ private:
       std::optional<SlotGuard> slot;
       if (!task.selfScheduled)
         slot.emplace(Slots);
-      if (!stopped()) {
+      if (!stopped(index)) {
         if (task.counted && Announce) {
           std::lock_guard<std::mutex> lock(Mutex); // announcements come one at a time
           Announce(task);
@@ -71,16 +71,30 @@ private:
     std::lock_guard<std::mutex> lock(Mutex);
     if (States[index] == State::Running)
       States[index] = error ? State::Failed : State::Succeeded;
-    if (error)
+    if (error) {
       Failures.push_back({index, std::move(error)});
+      // The parse's errors are the sources' (nvcc's would repeat them), any other failure the
+      // build's: either ends the build.
+      if (!(task.step && task.step->compilesSources))
+        Halted = true;
+    }
     --Running;
     Changed.notify_all();
   }
 
-  // After a failure, or once tlc is interrupted, nothing new starts.
-  bool stopped() {
+  // After a failure, nothing new starts but the tasks that read the user's sources, and only
+  // while every failure is an nvcc compile's: one build reports every input's errors. Each of
+  // those is bounded as ever (--tool-timeout; the parse's own errors stop the tools). Once tlc is
+  // interrupted, nothing starts. Called with Mutex held.
+  bool mayStart(size_t index) const {
+    if (interrupted() || Halted)
+      return false;
+    return Failures.empty() || Plan.tasks[index].keepsGoing;
+  }
+
+  bool stopped(size_t index) {
     std::lock_guard<std::mutex> lock(Mutex);
-    return !Failures.empty() || interrupted();
+    return !mayStart(index);
   }
 
   const BuildPlan& Plan;
@@ -91,6 +105,7 @@ private:
   std::condition_variable Changed;
   std::vector<State> States;
   std::vector<TaskFailure> Failures;
+  bool Halted = false; // a task other than a compile of the sources failed
   unsigned Running = 0;
 };
 

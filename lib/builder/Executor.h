@@ -1,8 +1,10 @@
 // Running a build plan: a task starts once every task it waits for has succeeded, on a thread of
 // its own, and holds one of the `-j` job slots while it runs (the parse takes one per input
-// instead). After a failure, or an interrupt (support/Interrupts.h), nothing new starts; the
-// tasks already running finish (an interrupt stops their tools), and every
-// failure is handed back for the caller to choose what to report.
+// instead). After a failure nothing new starts but the tasks that keep going (Task::keepsGoing:
+// the parse and each input's nvcc compile, whose errors the build reports together), and those
+// only while every failure is one of theirs; after an interrupt (support/Interrupts.h) nothing
+// starts. The tasks already running finish (an interrupt stops their tools), and every failure
+// is handed back for the caller to choose what to report.
 #pragma once
 
 #include "builder/BuildPlan.h"

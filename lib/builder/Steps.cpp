@@ -16,7 +16,7 @@
 namespace tlc {
 
 Progress::Progress(unsigned total, bool quiet)
-    : Total(total), Quiet(quiet), Terminal(stderrIsTerminal()) {
+    : Total(total), Quiet(quiet), Terminal(stderrIsSmartTerminal()) {
 }
 
 Progress::~Progress() {
@@ -65,7 +65,7 @@ static std::string runnable(const Step& step) {
                                  : "cd " + shellQuote({step.workingDir}) + " && " + command;
 }
 
-llvm::Error StepRunner::run(const Step& step) const {
+llvm::Error StepRunner::run(const Step& step, StepOutput* shown) const {
   if (verbose) {
     StderrSection section;
     llvm::errs() << runnable(step) << "\n";
@@ -86,23 +86,34 @@ llvm::Error StepRunner::run(const Step& step) const {
     return result.takeError();
   if (result->interrupted)
     return interruptedError();
+  // -v: what the tool printed, as it printed it (the messages below name the user's files).
+  if (verbose && shown && !result->output.empty()) {
+    StderrSection section;
+    llvm::errs() << result->output;
+  }
   std::string output = messages ? messages(result->output) : result->output;
+  if (shown)
+    shown->text = output;
   if (result->timedOut)
-    return toolchainError(step.description + " did not finish within " +
-                          std::to_string(timeoutSeconds) + " s and was stopped (--tool-timeout)" +
-                          (output.empty() ? "" : ":\n" + output));
+    return toolchainError(
+        step.description + " did not finish within " + std::to_string(timeoutSeconds) +
+        " s and was stopped (--tool-timeout)" +
+        (output.empty() ? "" : ":\n" + llvm::StringRef(output).rtrim("\n").str()));
   if (!result->succeeded()) {
-    std::string message = step.description + " failed (" + result->status() + "):\n" + output +
-                          (verbose ? "" : "command: " + runnable(step));
+    // The command ran in the work folder, which is gone by now: -v printed it as it ran.
+    std::string failure = step.description + " failed (" + result->status() + ")";
+    if (shown)
+      shown->failure = failure;
+    std::string message = failure + ":\n" + llvm::StringRef(output).rtrim("\n").str();
     // nvcc refusing the sources is their problem; nvcc killed by a signal is not.
     bool sourcesRefused = step.compilesSources && result->signal == 0;
     return sourcesRefused ? inputError(message) : toolchainError(message);
   }
-  if (!output.empty()) {
+  if (!output.empty() && !shown) {
     // A step's warnings, once: compiling an input for several targets repeats them.
-    static std::set<std::string> shown;
+    static std::set<std::string> printed;
     StderrSection section;
-    if (shown.insert(output).second)
+    if (printed.insert(output).second)
       llvm::errs() << output;
   }
   // A tool that says it succeeded has written what it was asked for.
@@ -110,8 +121,7 @@ llvm::Error StepRunner::run(const Step& step) const {
                              ? step.output
                              : step.workingDir + "/" + step.output;
   if (!step.output.empty() && !llvm::sys::fs::exists(produced))
-    return toolchainError(step.description + " reported success but wrote no " + step.output +
-                          (verbose ? "" : "\ncommand: " + runnable(step)));
+    return toolchainError(step.description + " reported success but wrote no " + step.output);
   return llvm::Error::success();
 }
 

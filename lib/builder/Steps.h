@@ -25,8 +25,8 @@ struct Step {
   bool compilesSources = false;
 };
 
-// `[3/12] nvcc b.cu (sm_90a)` as each step starts: one line rewritten in place on a terminal,
-// plain lines otherwise, nothing when quiet.
+// `[3/12] nvcc b.cu (sm_90a)` as each step starts: one line rewritten in place on a terminal
+// that can (stderrIsSmartTerminal: not TERM=dumb), plain lines otherwise, nothing when quiet.
 class Progress {
 public:
   Progress(unsigned total, bool quiet);
@@ -52,6 +52,12 @@ public:
 // The real one: support/Process.h's runCommand.
 const CommandRunner& processRunner();
 
+// What a step's tool printed, for a caller that shows it later (StepRunner::run).
+struct StepOutput {
+  std::string text;    // tlc's names for the user's files turned back into theirs
+  std::string failure; // "nvcc a.cu (sm_90) failed (exit 1)"; empty when the step succeeded
+};
+
 struct StepRunner {
   const CommandRunner* commands = &processRunner(); // who starts the processes
   bool verbose = false;
@@ -64,8 +70,10 @@ struct StepRunner {
   // A tool's messages with tlc's names for the user's files turned back into theirs.
   std::function<std::string(const std::string&)> messages;
 
-  // Runs the step; ToolchainError with the tool's output if it fails.
-  llvm::Error run(const Step& step) const;
+  // Runs the step; ToolchainError with the tool's output if it fails (InputError when nvcc
+  // refused the sources). What the tool printed is shown at once, or, when `output` is given,
+  // handed back there instead (with -v it is also shown at once, as the tool printed it).
+  llvm::Error run(const Step& step, StepOutput* output = nullptr) const;
   std::string commandLine(const Step& step) const; // for the manifest
 };
 

@@ -10,6 +10,7 @@
 #include "builder/Executor.h"
 #include "builder/ImageInputs.h"
 #include "builder/LauncherSources.h"
+#include "builder/NvccMessages.h"
 #include "builder/OutputNames.h"
 #include "builder/OutputPaths.h"
 #include "builder/PythonPackage.h"
@@ -36,12 +37,16 @@
 #include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 
 namespace tlc {
 
@@ -55,21 +60,6 @@ void noteJobLimit(unsigned jobs) {
   else if (std::string problem = processJobserverProblem(); !problem.empty())
     note += "; not joining make's jobserver: " + problem;
   printToolMessage(MessageKind::Note, note);
-}
-
-// Source errors come first: nvcc would only repeat them. The other failures are dropped.
-llvm::Error firstFailure(const BuildPlan& plan, std::vector<TaskFailure> failures) {
-  std::stable_partition(failures.begin(), failures.end(), [&](const TaskFailure& failure) {
-    return plan.tasks[failure.task].kind == TaskKind::Parse;
-  });
-  llvm::Error first = llvm::Error::success();
-  for (TaskFailure& failure : failures) {
-    if (first)
-      llvm::consumeError(std::move(failure.error));
-    else
-      first = std::move(failure.error);
-  }
-  return first;
 }
 
 void dropFailures(std::vector<TaskFailure>& failures) {
@@ -134,7 +124,7 @@ public:
       return finish(publishedFiles(Options), Files.header, dependencies);
     if (Cache) { // a failure only warns
       storeCompiles();
-      storeInCache(*Cache, key, Work->outputsDir(), Outputs, dependencies, Relocation);
+      storeInCache(*Cache, key, Work->outputsDir(), Outputs, dependencies, Relocation, Diagnostics);
     }
     return finish(fileNames(Outputs), Files.manifest, dependencies);
   }
@@ -144,6 +134,7 @@ public:
   // and the build runs again as relocatable device code, parse included (nvcc then defines
   // __CUDACC_RDC__, which the parse must see too).
   llvm::Error execute() {
+    ToolOutputs.clear();
     BuildPlan plan =
         planBuild({parsedInputs(Options, Plans).size(), Options.emitOnly, Options.python},
                   Plans.device, Plans.host, Plans.pythonPlan());
@@ -166,7 +157,7 @@ public:
       Parsed.reset();
       return execute();
     }
-    return firstFailure(plan, std::move(failures));
+    return report(plan, std::move(failures));
   }
 
   // The plan's tasks, each its stage's.
@@ -178,10 +169,15 @@ public:
         return error;
       }
       return llvm::Error::success();
-    case TaskKind::Tool:
-      if (std::optional<size_t> input = cachedCompileOf(*task.step))
-        return compileInput(*input, *task.step);
-      return Runner.run(*task.step);
+    case TaskKind::Tool: { // what it prints is shown once the plan has run (report)
+      StepOutput output;
+      std::optional<size_t> input = cachedCompileOf(*task.step);
+      llvm::Error error = input ? compileInput(*input, *task.step, output)
+                                : Runner.run(*task.step, &output);
+      std::lock_guard<std::mutex> lock(OutputsMutex);
+      ToolOutputs[&task] = std::move(output);
+      return error;
+    }
     case TaskKind::ExtractPtx:
       return extractPtx(Plans.device);
     case TaskKind::CheckImage: // the module as the image decides it; the image to the outputs
@@ -213,6 +209,82 @@ public:
   }
 
 private:
+  // What the plan's tools printed and how it failed, in the plan's order, so in the inputs': the
+  // parse's errors alone when it failed (Clang printed them; nvcc's would only repeat them), else
+  // every failure and what every tool printed, nvcc's diagnostics in tlc's format
+  // (NvccMessages.h). A compile's failure is shown where its input is, its errors with it; what
+  // the tools printed is kept for the cache entry (Diagnostics), which replays it.
+  llvm::Error report(const BuildPlan& plan, std::vector<TaskFailure> failures) {
+    for (TaskFailure& failure : failures)
+      if (plan.tasks[failure.task].kind == TaskKind::Parse) {
+        llvm::Error parse = std::move(failure.error);
+        for (TaskFailure& other : failures)
+          if (other.error) // the parse's own was moved out
+            llvm::consumeError(std::move(other.error));
+        return parse;
+      }
+    std::map<size_t, llvm::Error> failed;
+    for (TaskFailure& failure : failures)
+      failed.emplace(failure.task, std::move(failure.error));
+    SourceLines lines;
+    std::set<std::pair<std::string, unsigned>> kernels = launchedKernelLines();
+    auto launched = [&](const std::string& file, unsigned line) {
+      return kernels.count({realPathOf(file), line}) > 0;
+    };
+    std::set<std::string> shown; // a step's messages once: several targets may repeat them
+    Diagnostics.clear();
+    llvm::Error result = llvm::Error::success();
+    for (size_t i = 0; i < plan.tasks.size(); ++i) {
+      const Task& task = plan.tasks[i];
+      auto output = ToolOutputs.find(&task);
+      std::string text;
+      if (output != ToolOutputs.end()) {
+        text = output->second.text;
+        if (task.step->compilesSources)
+          text = rewriteNvccDiagnostics(dropLaunchedKernelWarnings(text, launched), lines);
+      }
+      auto failure = failed.find(i);
+      if (failure == failed.end()) {
+        if (!text.empty() && shown.insert(text).second) {
+          StderrSection section;
+          llvm::errs() << text;
+          Diagnostics += text;
+        }
+        continue;
+      }
+      if (output == ToolOutputs.end() || output->second.failure.empty()) {
+        result = llvm::joinErrors(std::move(result), std::move(failure->second));
+        continue;
+      }
+      // Said here, in its input's place, with the tool's messages as shown.
+      ExitCode code = summarize(std::move(failure->second)).code;
+      std::string message =
+          output->second.failure + ":\n" + llvm::StringRef(text).rtrim("\n").str();
+      printToolMessage(MessageKind::Error, message);
+      result = llvm::joinErrors(
+          std::move(result), llvm::make_error<ToolError>(code, message, /*alreadyReported=*/true));
+    }
+    return result;
+  }
+
+  // Where the parse found a kernel the launcher library launches: (real path, line).
+  std::set<std::pair<std::string, unsigned>> launchedKernelLines() const {
+    std::set<std::pair<std::string, unsigned>> lines;
+    if (!Parsed)
+      return lines;
+    for (const Kernel& kernel : Parsed->module.kernels)
+      if (kernel.location.valid())
+        lines.insert({realPathOf(Paths.sourcePath(kernel.location.file)), kernel.location.line});
+    return lines;
+  }
+
+  static std::string realPathOf(const std::string& path) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(path, real))
+      return absolutePath(path);
+    return real.str().str();
+  }
+
   // The depfile written, the outputs published (publish/Publish.h, finishBuild).
   llvm::Error finish(const std::vector<std::string>& files, const std::string& targetFile,
                      const std::vector<std::string>& dependencies) {
@@ -232,9 +304,10 @@ private:
     return std::nullopt;
   }
 
-  // Input `i`'s compile, from its own cache entry where one matches, else run (and stored once
-  // the build succeeded, with what the input's parse read: storeCompiles).
-  llvm::Error compileInput(size_t i, const Step& step) {
+  // Input `i`'s compile, from its own cache entry where one matches (`output` then holds what
+  // nvcc printed when the entry was made), else run (and stored once the build succeeded, with
+  // what the input's parse read and what nvcc printed: storeCompiles).
+  llvm::Error compileInput(size_t i, const Step& step, StepOutput& output) {
     std::string key;
     {
       std::lock_guard<std::mutex> lock(CompileCacheMutex);
@@ -244,16 +317,18 @@ private:
       key = compileStepCacheKey({Tools.toolkit, Tools.compiler.path, Runner.commandLine(step),
                                  *digest, Identities[i], Cache->toolMemoDir()});
       std::string input = Relocation.path(absolutePath(Options.sources.inputs[i]));
-      if (restoreCompile(*Cache, key, step.output, input, Relocation, step.workingDir)) {
+      if (auto messages =
+              restoreCompile(*Cache, key, step.output, input, Relocation, step.workingDir)) {
         if (Options.sources.verbose)
           printToolMessage(MessageKind::Note, "cached: " + step.description);
+        output.text = std::move(*messages);
         return llvm::Error::success();
       }
     }
-    if (llvm::Error error = Runner.run(step))
+    if (llvm::Error error = Runner.run(step, &output))
       return error;
     std::lock_guard<std::mutex> lock(CompileCacheMutex);
-    CompilesToStore.push_back({i, key, step.output, step.workingDir});
+    CompilesToStore.push_back({i, key, step.output, step.workingDir, output.text});
     return llvm::Error::success();
   }
 
@@ -264,7 +339,8 @@ private:
         continue;
       std::vector<std::string> dependencies = Parsed->filesReadByInput[compile.input];
       dependencies.push_back(absolutePath(Options.sources.inputs[compile.input]));
-      storeCompile(*Cache, compile.key, compile.output, compile.workDir, dependencies, Relocation);
+      storeCompile(*Cache, compile.key, compile.output, compile.workDir, dependencies, Relocation,
+                   compile.messages);
     }
   }
 
@@ -273,7 +349,7 @@ private:
 
   // Task: parse and check every input (builder/CheckedModule.h), and render the launcher from
   // Clang's names so that it compiles while nvcc runs. The parse's errors are what the build
-  // reports (firstFailure): nvcc, still compiling the same sources, could only repeat them, or
+  // reports (report): nvcc, still compiling the same sources, could only repeat them, or
   // wait forever on what the parse refused to open (a FIFO #included), so they stop the tools.
   llvm::Error parse() {
     auto analyzed = parseModule(parsedInputs(Options, Plans), Plans.imageSet(),
@@ -328,12 +404,15 @@ private:
   FileDigests Digests; // the inputs': for the key and the manifest
   // What the tasks found, each written by one task and read by the tasks after it.
   std::optional<Analysis> Parsed;
+  std::mutex OutputsMutex;
+  std::map<const Task*, StepOutput> ToolOutputs; // what each tool task printed
+  std::string Diagnostics;                       // what the tools printed, as shown (report)
   ToolReleases Versions;
   std::vector<CachedFile> Outputs;
   // Each input's own compile (compileInput): run on a miss, stored after the build.
   struct CompileToStore {
     size_t input;
-    std::string key, output, workDir;
+    std::string key, output, workDir, messages;
   };
   std::mutex CompileCacheMutex;
   std::vector<CompileToStore> CompilesToStore;
@@ -342,8 +421,6 @@ private:
 } // namespace
 
 llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& services) {
-  if (requested.outputDir.empty())
-    return usageError("-o '' names no folder");
   // Device images as inputs (builder/ImageInputs.h): read, and refused when unreadable (a
   // usage error: the wrong file was given), first.
   if (llvm::Error error = checkImageInputKinds(requested.sources.inputs))
@@ -355,15 +432,7 @@ llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& 
       return read.takeError();
     images = std::move(*read);
   }
-  if (llvm::Error error = checkInputFiles(requested.sources.inputs))
-    return error;
-  if (llvm::Error error = checkOutputIsFolder(requested))
-    return error;
-  if (llvm::Error error = checkDistinctInputs(requested.sources.inputs))
-    return error;
-  if (llvm::Error error = checkNameGiven(requested))
-    return error;
-  if (llvm::Error error = checkWheelOptions(requested))
+  if (llvm::Error error = checkRequest(requested)) // all of its mistakes at once
     return error;
   if (llvm::Error error = checkTemporaryFolder()) // before nvcc's probes need it
     return error;

@@ -5,12 +5,22 @@
 #include "builder/OutputPaths.h"
 #include "builder/PythonPackage.h"
 #include "builder/Steps.h"
+#include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
+#include "support/Terminal.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 namespace tlc {
+
+// What the tools printed, as the build showed it: a file of every entry that no build publishes
+// (no output's name starts with '.').
+static const char* const kToolMessages = ".tool-messages";
 
 llvm::Expected<std::string> cacheKeyOf(const BuildOptions& options, const BuildTools& tools,
                                        const std::vector<SourceIdentity>& identities,
@@ -30,6 +40,19 @@ llvm::Expected<std::string> cacheKeyOf(const BuildOptions& options, const BuildT
                        [&digests](const std::string& input) { return digests.of(input); });
 }
 
+// The tool messages a restore wrote into `dir`, read (checked against their SHA-256 by the
+// restore) and removed: they are shown, never published.
+static std::string takeToolMessages(const std::string& dir) {
+  std::string path = dir + "/" + kToolMessages;
+  auto messages = readFile(path);
+  llvm::sys::fs::remove(path);
+  if (!messages) {
+    llvm::consumeError(messages.takeError());
+    return "";
+  }
+  return std::move(*messages);
+}
+
 std::optional<TieredCache::Hit> restoreFromCache(TieredCache& cache, const std::string& key,
                                                  const BuildOptions& options,
                                                  const PathRelocation& relocation,
@@ -37,40 +60,65 @@ std::optional<TieredCache::Hit> restoreFromCache(TieredCache& cache, const std::
   std::vector<std::string> inputs;
   for (const std::string& input : options.sources.inputs)
     inputs.push_back(relocation.path(absolutePath(input)));
-  std::optional<TieredCache::Hit> hit =
-      cache.restore(key, publishedFiles(options), inputs, relocation, outputsDir);
-  if (hit) {
+  std::vector<std::string> outputs = publishedFiles(options);
+  outputs.push_back(kToolMessages);
+  std::optional<TieredCache::Hit> hit = cache.restore(key, outputs, inputs, relocation, outputsDir);
+  if (!hit)
+    return hit;
+  std::vector<CachedFile>& files = hit->entry.files;
+  files.erase(std::remove_if(files.begin(), files.end(),
+                             [](const CachedFile& file) { return file.name == kToolMessages; }),
+              files.end());
+  std::string messages = takeToolMessages(outputsDir);
+  {
     Progress progress(1, options.quiet);
     progress.start("cached " + options.name + " (" + (hit->remote ? "remote " : "") +
                    llvm::sys::path::filename(hit->entry.entryDir).str() + ")");
+  }
+  if (!messages.empty()) {
+    StderrSection section;
+    llvm::errs() << messages;
   }
   return hit;
 }
 
 void storeInCache(TieredCache& cache, const std::string& key, const std::string& outputsDir,
                   const std::vector<CachedFile>& outputs,
-                  const std::vector<std::string>& dependencies, const PathRelocation& relocation) {
+                  const std::vector<std::string>& dependencies, const PathRelocation& relocation,
+                  const std::string& diagnostics) {
   std::vector<std::string> recorded;
   for (const std::string& dependency : dependencies)
     recorded.push_back(relocation.path(dependency));
-  cache.store(key, outputsDir, outputs, recorded, relocation);
+  std::string messagesPath = outputsDir + "/" + kToolMessages;
+  if (llvm::Error error = writeFile(messagesPath, diagnostics)) {
+    printToolMessage(MessageKind::Warning,
+                     "cannot store the build in the cache: " + summarize(std::move(error)).message);
+    return;
+  }
+  std::vector<CachedFile> files = outputs;
+  files.push_back({kToolMessages, sha256Hex(diagnostics)});
+  cache.store(key, outputsDir, files, recorded, relocation);
+  llvm::sys::fs::remove(messagesPath);
 }
 
-bool restoreCompile(TieredCache& cache, const std::string& key, const std::string& output,
-                    const std::string& input, const PathRelocation& relocation,
-                    const std::string& workDir) {
-  return cache.restore(key, {output}, {input}, relocation, workDir).has_value();
+std::optional<std::string> restoreCompile(TieredCache& cache, const std::string& key,
+                                          const std::string& output, const std::string& input,
+                                          const PathRelocation& relocation,
+                                          const std::string& workDir) {
+  if (!cache.restore(key, {output, kToolMessages}, {input}, relocation, workDir))
+    return std::nullopt;
+  return takeToolMessages(workDir);
 }
 
 void storeCompile(TieredCache& cache, const std::string& key, const std::string& output,
                   const std::string& workDir, const std::vector<std::string>& dependencies,
-                  const PathRelocation& relocation) {
+                  const PathRelocation& relocation, const std::string& messages) {
   auto sha = sha256OfFile(workDir + "/" + output);
   if (!sha) {
     llvm::consumeError(sha.takeError()); // nothing to store; the build itself went well
     return;
   }
-  storeInCache(cache, key, workDir, {{output, *sha}}, dependencies, relocation);
+  storeInCache(cache, key, workDir, {{output, *sha}}, dependencies, relocation, messages);
 }
 
 std::vector<std::string> fileNames(const std::vector<CachedFile>& files) {

@@ -30,17 +30,21 @@ llvm::Expected<std::string> cacheKeyOf(const BuildOptions& options, const BuildT
                                        const TieredCache& cache, FileDigests& digests);
 
 // The outputs of the entry under `key`, restored into `outputsDir` (TieredCache::restore) and
-// shown as the build's one progress line, "cached NAME (ENTRY)"; none on a miss.
+// shown as the build's one progress line, "cached NAME (ENTRY)", followed by what the tools
+// printed when the entry was built (as ccache replays a compiler's messages); none on a miss.
+// The hit's files are the outputs to publish.
 std::optional<TieredCache::Hit> restoreFromCache(TieredCache& cache, const std::string& key,
                                                  const BuildOptions& options,
                                                  const PathRelocation& relocation,
                                                  const std::string& outputsDir);
 
 // A build's `outputs` (in `outputsDir`) stored under `key` with the files it read
-// (`dependencies`), which the entry records relocated as the key spells paths. A failure warns.
+// (`dependencies`), which the entry records relocated as the key spells paths, and what its tools
+// printed (`diagnostics`, as the build showed it). A failure warns.
 void storeInCache(TieredCache& cache, const std::string& key, const std::string& outputsDir,
                   const std::vector<CachedFile>& outputs,
-                  const std::vector<std::string>& dependencies, const PathRelocation& relocation);
+                  const std::vector<std::string>& dependencies, const PathRelocation& relocation,
+                  const std::string& diagnostics);
 
 // Each input's own nvcc compile in a relocatable build (several inputs: DeviceBuild.h) is cached
 // by itself, as ccache caches a translation unit, so that editing one file of many compiles that
@@ -49,16 +53,19 @@ void storeInCache(TieredCache& cache, const std::string& key, const std::string&
 // build's module entry is looked up first: a no-change rebuild stays one hit.
 //
 // The compile's output `output` (a name in `workDir`) restored from the entry under `key` for
-// `input` (its path as the cache spells it); whether there was one.
-bool restoreCompile(TieredCache& cache, const std::string& key, const std::string& output,
-                    const std::string& input, const PathRelocation& relocation,
-                    const std::string& workDir);
+// `input` (its path as the cache spells it), and what nvcc printed when it ran (replayed as
+// ccache replays a compiler's messages); none on a miss.
+std::optional<std::string> restoreCompile(TieredCache& cache, const std::string& key,
+                                          const std::string& output, const std::string& input,
+                                          const PathRelocation& relocation,
+                                          const std::string& workDir);
 
 // The compile's output stored under `key`, with the files the input's parse read
-// (`dependencies`, the input among them). A failure warns.
+// (`dependencies`, the input among them) and what nvcc printed (`messages`, as it printed
+// them). A failure warns.
 void storeCompile(TieredCache& cache, const std::string& key, const std::string& output,
                   const std::string& workDir, const std::vector<std::string>& dependencies,
-                  const PathRelocation& relocation);
+                  const PathRelocation& relocation, const std::string& messages);
 
 // The names of `files`, as published in OUTDIR.
 std::vector<std::string> fileNames(const std::vector<CachedFile>& files);

@@ -72,8 +72,33 @@ std::string suggestedNameFrom(llvm::StringRef spelling) {
   return name;
 }
 
-// The module name to suggest where tlc does not choose one: the output folder's.
+// The suffixes of the files a build writes (and of objects): an -o naming one names a file.
+const std::vector<llvm::StringRef>& outputFileSuffixes() {
+  static const std::vector<llvm::StringRef> suffixes = {".so",     ".a",   ".o", ".cubin",
+                                                        ".fatbin", ".ptx", ".h", ".json"};
+  return suffixes;
+}
+
+// The module name -o suggests when it names a file, not a folder (`-o x/libconvert.so`:
+// convert); "" when it names a folder.
+std::string nameFromOutputFile(llvm::StringRef output) {
+  if (output.ends_with("/")) // said to be a folder
+    return "";
+  llvm::StringRef file = llvm::sys::path::filename(output);
+  llvm::StringRef suffix = llvm::sys::path::extension(file);
+  if (!llvm::is_contained(outputFileSuffixes(), suffix))
+    return "";
+  llvm::StringRef stem = llvm::sys::path::stem(file);
+  if (suffix == ".so" || suffix == ".a")
+    stem.consume_front("lib");
+  return suggestedNameFrom(stem);
+}
+
+// The module name to suggest where tlc does not choose one: the output folder's (or, where -o
+// names a file, that file's).
 std::string suggestedName(const BuildOptions& options) {
+  if (std::string name = nameFromOutputFile(options.outputDir); !name.empty())
+    return name;
   llvm::SmallString<256> folder(options.outputDir);
   llvm::sys::fs::make_absolute(folder);
   llvm::sys::path::remove_dots(folder, /*remove_dot_dot=*/true);
@@ -114,26 +139,37 @@ llvm::Error checkNameGiven(const BuildOptions& options) {
       suggestedName(options) + " (a single input's module is named after it)");
 }
 
-// -o is the output folder. Named like one of the files a build writes (`-o x/libconvert.so`),
-// it is a mistake tlc would otherwise make into a folder of that name.
+// -o is the output folder. Named like one of the files a build writes (`-o x/libconvert.so`) or
+// an object file (`-o k.o`, nvcc -c's), it is a mistake tlc would otherwise make into a folder of
+// that name.
 llvm::Error checkOutputIsFolder(const BuildOptions& options) {
   llvm::StringRef output = options.outputDir;
-  if (output.ends_with("/")) // said to be a folder
+  std::string suggested = nameFromOutputFile(output);
+  if (suggested.empty())
     return llvm::Error::success();
-  llvm::StringRef file = llvm::sys::path::filename(output);
-  llvm::StringRef suffix = llvm::sys::path::extension(file);
-  if (!llvm::is_contained({".so", ".a", ".cubin", ".fatbin", ".ptx", ".h", ".json"}, suffix))
-    return llvm::Error::success();
-  llvm::StringRef stem = llvm::sys::path::stem(file);
-  if (suffix == ".so" || suffix == ".a")
-    stem.consume_front("lib");
-  std::string name = options.name.empty() ? suggestedNameFrom(stem) : options.name;
+  std::string name = options.name.empty() ? suggested : options.name;
+  llvm::StringRef suffix = llvm::sys::path::extension(llvm::sys::path::filename(output));
   llvm::StringRef parent = llvm::sys::path::parent_path(output);
   return usageError("-o '" + output.str() + "' names a " + suffix.str() +
                     " file, but -o is the output folder, into which tlc writes libNAME.so, "
                     "NAME.h, NAME.json and the device image; for files named '" +
                     name + "', give -o " + shellQuote({parent.empty() ? "." : parent.str()}) +
                     " --name " + name);
+}
+
+llvm::Error checkRequest(const BuildOptions& options) {
+  llvm::Error errors = llvm::Error::success();
+  auto add = [&](llvm::Error error) {
+    errors = llvm::joinErrors(std::move(errors), std::move(error));
+  };
+  if (options.outputDir.empty())
+    add(usageError("-o '' names no folder"));
+  add(checkInputFiles(options.sources.inputs));
+  add(checkOutputIsFolder(options));
+  add(checkDistinctInputs(options.sources.inputs));
+  add(checkNameGiven(options));
+  add(checkWheelOptions(options));
+  return errors;
 }
 
 llvm::Error checkWheelOptions(const BuildOptions& options) {
@@ -302,7 +338,7 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   if (!preprocessor)
     return preprocessor.takeError();
   device.preprocessorFlags = std::move(*preprocessor);
-  auto nvccFlags = names.nvccFlags(options.nvccFlags, "-Xnvcc", macros);
+  auto nvccFlags = names.nvccFlags(options.nvccFlags, "nvcc", macros);
   if (!nvccFlags)
     return nvccFlags.takeError();
   device.nvccFlags = std::move(*nvccFlags);

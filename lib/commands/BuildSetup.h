@@ -40,6 +40,10 @@ llvm::Error checkOutputIsFolder(const BuildOptions& options);
 llvm::Error checkWheelOptions(const BuildOptions& options);
 // Each input once: the same file twice would define every kernel twice.
 llvm::Error checkDistinctInputs(const std::vector<std::string>& inputs);
+// Every mistake of the request itself, each independent of the others, at once (one run says
+// all of them): -o '', inputs that are no files, -o naming a file (checkOutputIsFolder), an
+// input given twice, several inputs without --name, --wheel without what it needs.
+llvm::Error checkRequest(const BuildOptions& options);
 
 // What a build reads besides its inputs: found once, before the build.
 struct BuildTools {

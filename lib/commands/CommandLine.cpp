@@ -1,6 +1,7 @@
 // Reading tlc's command line: tlc's own options through CLI11, nvcc's through its table.
 #include "commands/CommandLine.h"
 
+#include "commands/BuildSetup.h"
 #include "commands/CommandReference.h"
 #include "frontend/NvccOptions.h"
 #include "frontend/ParseArguments.h"
@@ -290,9 +291,21 @@ std::string commandPath(const CLI::App& app) {
   return path;
 }
 
+// What users of other tools type for one of tlc's own options: `tlc version` (go's, cargo's),
+// `tlc -V` (nvcc's, gcc's), `tlc -version`; "" for anything else.
+std::string aliasOf(llvm::StringRef typed, const CLI::App& app) {
+  if (app.get_parent()) // only tlc's own: `tlc build -V` is nvcc's option
+    return "";
+  if (typed == "version" || typed == "-V" || typed == "-version" || typed == "--Version")
+    return "--version";
+  return "";
+}
+
 llvm::Error unknown(llvm::StringRef what, llvm::StringRef typed,
                     const std::vector<std::string>& candidates, const CLI::App& app) {
-  std::string match = closest(typed, candidates);
+  std::string match = aliasOf(typed, app);
+  if (match.empty())
+    match = closest(typed, candidates);
   if (!match.empty())
     return usageError("unknown " + what.str() + " '" + typed.str() + "'; did you mean '" + match +
                       "'?");
@@ -672,15 +685,26 @@ llvm::Expected<CommandLine> parseCommandLine(const std::vector<std::string>& arg
     if (!app->get_subcommand(reader.name)->parsed())
       continue;
     line.command = reader.command;
-    if (reader.command == Command::Completion)
-      line.help = completionScript(commandReference(*app), line.completionShell);
+    if (reader.command == Command::Completion) {
+      std::string problem;
+      TargetWords targets = completionTargets(problem);
+      if (!problem.empty())
+        printToolMessage(MessageKind::Warning,
+                         problem + "; the script completes no GPU targets but native, all and "
+                                   "all-major");
+      line.help = completionScript(commandReference(*app), line.completionShell, targets);
+    }
     if (!reader.sources)
       return line;
     if (llvm::Error error = screenParseArguments(split->clang))
       return error;
     reader.sources->frontend.extraArgs = split->clang;
-    if (llvm::Error error = applyNvccOptions(split->nvcc, *reader.sources, reader.build))
+    if (llvm::Error error = applyNvccOptions(split->nvcc, *reader.sources, reader.build)) {
+      // The build's own mistakes too, all in one run (they do not depend on nvcc's options).
+      if (reader.build)
+        error = llvm::joinErrors(std::move(error), checkRequest(*reader.build));
       return error;
+    }
     return line;
   }
   if (line.command == Command::None) {

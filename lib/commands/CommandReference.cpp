@@ -3,7 +3,9 @@
 
 #include "commands/CommandLine.h"
 #include "frontend/NvccOptions.h"
+#include "support/Error.h"
 #include "toolchain/GpuTargets.h"
+#include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -36,6 +38,8 @@ ValueKind kindOf(const CLI::Option& option, const TypeName& type) {
     return ValueKind::None;
   if (llvm::is_contained(option.get_lnames(), "arch") || type.type == "ARCH")
     return ValueKind::Arch;
+  if (llvm::is_contained(option.get_lnames(), "gencode"))
+    return ValueKind::Gencode;
   if (!type.choices.empty())
     return ValueKind::Choice;
   if (type.type == "DIR")
@@ -78,6 +82,8 @@ OptionEntry entryOf(const CLI::Option& option) {
 ValueKind kindOf(const NvccOption& option) {
   if (option.is("--gpu-architecture") || option.is("--gpu-code"))
     return ValueKind::Arch;
+  if (option.is("--generate-code"))
+    return ValueKind::Gencode;
   switch (option.value) {
   case NvccValue::None:
     return ValueKind::None;
@@ -181,13 +187,20 @@ std::vector<CommandEntry> commandReference(const CLI::App& root) {
   return entries;
 }
 
-std::vector<std::string> archNames() {
-  std::vector<std::string> names = knownParseArchs();
-  for (const std::string& sass : knownParseArchs())
-    names.push_back("compute_" + sass.substr(3));
-  for (const char* keyword : {"native", "all", "all-major"})
-    names.push_back(keyword);
-  return names;
+TargetWords completionTargets(std::string& problem) {
+  TargetWords words;
+  auto toolkit = findCudaToolkit("");
+  llvm::Expected<TargetEnvironment> environment =
+      toolkit ? targetEnvironment(*toolkit)
+              : llvm::Expected<TargetEnvironment>(toolkit.takeError());
+  if (environment) {
+    words.archs = targetNames(*environment);
+    words.gencodes = gencodeForms(*environment);
+    return words;
+  }
+  problem = summarize(environment.takeError()).message;
+  words.archs = {"native", "all", "all-major"};
+  return words;
 }
 
 } // namespace tlc

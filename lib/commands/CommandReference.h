@@ -16,7 +16,8 @@ enum class ValueKind {
   Folder,  // a folder
   File,    // a file
   Program, // a command on PATH
-  Arch,    // a GPU target: sm_XX[a], compute_XX, native, all, all-major
+  Arch,    // a GPU target: sm_XX[a|f], compute_XX[a|f], native, all, all-major
+  Gencode, // a --gencode spec: arch=compute_XX,code=sm_XX
   Choice,  // one of `choices`
   Other,   // anything else: nothing to offer
 };
@@ -57,11 +58,19 @@ std::string manPageName(const CommandEntry& command);
 // The shells `tlc completion` writes a script for.
 const std::vector<std::string>& completionShells();
 
-// The completion script for `shell` (one of completionShells()).
-std::string completionScript(const std::vector<CommandEntry>& reference, const std::string& shell);
+// The words completion offers for GPU targets: the names tlc checks --arch and --gencode against
+// (toolchain/GpuTargets.h: targetNames, gencodeForms), from the toolkit's nvcc.
+struct TargetWords {
+  std::vector<std::string> archs;    // --arch, -arch, -code
+  std::vector<std::string> gencodes; // --gencode, -gencode
+};
 
-// The arch names --arch and -arch complete to: Clang's sm_XX[a], their compute_XX[a], and nvcc's
-// native, all, all-major.
-std::vector<std::string> archNames();
+// The target words of the toolkit tlc finds as a build would (CUDA_PATH, ...); without one, only
+// native, all and all-major, and `problem` says why.
+TargetWords completionTargets(std::string& problem);
+
+// The completion script for `shell` (one of completionShells()).
+std::string completionScript(const std::vector<CommandEntry>& reference, const std::string& shell,
+                             const TargetWords& targets);
 
 } // namespace tlc

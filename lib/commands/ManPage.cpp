@@ -96,6 +96,16 @@ void nvccSection(const CommandEntry& command, std::string& out) {
          "\n";
 }
 
+// `text` as a sentence of prose: a command's one-line description ends without a full stop, as
+// --help lists it, and gets one where a man page writes it as prose (DESCRIPTION, COMMANDS, where
+// "See tlc-build(1)." follows it).
+std::string sentence(llvm::StringRef text) {
+  text = text.rtrim();
+  if (text.empty() || text.ends_with(".") || text.ends_with("!") || text.ends_with("?"))
+    return text.str();
+  return text.str() + ".";
+}
+
 // The commands of `command`: for the top, each with its page; for another (cache), each with
 // its options.
 void commandsSection(const std::vector<CommandEntry>& reference, const CommandEntry& command,
@@ -107,7 +117,7 @@ void commandsSection(const std::vector<CommandEntry>& reference, const CommandEn
     const CommandEntry* sub = entryNamed(reference, path);
     if (!sub)
       continue;
-    out += ".TP\n" + bold(name) + "\n" + roff(sub->description) + "\n";
+    out += ".TP\n" + bold(name) + "\n" + roff(sentence(sub->description)) + "\n";
     if (command.path.size() == 1) {
       out += "See " + bold(manPageName(*sub)) + "(1).\n";
       continue;
@@ -175,7 +185,7 @@ std::string manPage(const std::vector<CommandEntry>& reference, const CommandEnt
          "\" \"User Commands\"\n";
   out += ".SH NAME\n" + roff(name) + " \\- " + roff(summary) + "\n";
   out += ".SH SYNOPSIS\n" + synopsis(command);
-  out += ".SH DESCRIPTION\n" + roff(description) + "\n";
+  out += ".SH DESCRIPTION\n" + roff(sentence(description)) + "\n";
   if (command.takesClangArguments)
     out += ".PP\n" + roff("Arguments after -- are passed to Clang when parsing.") + "\n";
   if (!command.positionals.empty()) {

@@ -2,6 +2,7 @@
 #include "frontend/NvccOptions.h"
 
 #include "support/Error.h"
+#include "support/Process.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -542,6 +543,25 @@ std::vector<std::string> splitNvccList(llvm::StringRef value) {
   return parts;
 }
 
+std::vector<std::string> splitSubToolValue(llvm::StringRef value) {
+  std::vector<std::string> pieces;
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  value.split(parts, ' ', -1, false);
+  for (llvm::StringRef part : parts) {
+    llvm::SmallVector<llvm::StringRef, 4> words;
+    part.split(words, '\t', -1, false);
+    for (llvm::StringRef word : words)
+      pieces.push_back(word.str());
+  }
+  return pieces;
+}
+
+bool isSubToolOption(const NvccOption& option) {
+  return option.is("--compiler-options") || option.is("--linker-options") ||
+         option.is("--archive-options") || option.is("--ptxas-options") ||
+         option.is("--nvlink-options");
+}
+
 SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value) {
   // Options of each tool that name a file it writes; those taking the name as the next argument
   // first. The host compiler: gcc's and clang's output, temporaries, dependency files, dumps and
@@ -555,6 +575,12 @@ SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value) {
       {"-o", "--output", "-save-temps", "--save-temps", "-MF", "-MD", "-MMD", "-dumpdir",
        "-dumpbase", "-fdump-", "-aux-info", "-fstack-usage", "-fcallgraph-info",
        "-fsave-optimization-record", "-foptimization-record-file", "-ftime-trace"}};
+  // The host compiler's options that run or load a program: a wrapper around each of its steps,
+  // a plugin (gcc's, clang's), spec files (which rewrite the commands it runs), the folder its
+  // own programs (cc1, as, ld) are taken from.
+  static const Outputs hostPrograms = {
+      {"-wrapper", "-specs", "--specs", "-B", "--prefix"},
+      {"-wrapper", "-fplugin", "-fpass-plugin", "-specs", "--specs", "-B", "--prefix"}};
   static const Outputs ptxas = {{"-o", "--output-file", "-optf", "--options-file"},
                                 {"-o", "--output-file", "-optf", "--options-file"}};
   static const Outputs nvlink = {{"-o", "--output-file", "-optf", "--options-file",
@@ -568,16 +594,22 @@ SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value) {
   if (!outputs)
     return {};
   SubToolOutput found;
-  found.takesNext = llvm::is_contained(outputs->separate, value);
   // A preprocessor option through the compiler: -Wp,-MD,FILE.
   llvm::StringRef rest = value;
   if (outputs == &host && rest.consume_front("-Wp,"))
     for (llvm::StringRef part : llvm::split(rest, ','))
       if (subToolOutput(option, part).writes)
-        return {true, false};
-  found.writes = found.takesNext || llvm::any_of(outputs->prefixes, [&](llvm::StringRef prefix) {
-                   return value.starts_with(prefix);
-                 });
+        return {true, false, false};
+  auto matches = [&](const Outputs& list) {
+    return llvm::any_of(list.prefixes,
+                        [&](llvm::StringRef prefix) { return value.starts_with(prefix); });
+  };
+  found.takesNext = llvm::is_contained(outputs->separate, value);
+  found.writes = found.takesNext || matches(*outputs);
+  if (outputs == &host && !found.writes) {
+    found.takesNext = llvm::is_contained(hostPrograms.separate, value);
+    found.runs = found.takesNext || matches(hostPrograms);
+  }
   return found;
 }
 
@@ -615,11 +647,17 @@ public:
 
   llvm::Error route(const NvccArgument& argument) {
     if (!argument.known()) {
-      if (ForwardsUnknown && llvm::StringRef(argument.spelling).starts_with("-"))
-        if (subToolOutput(*findNvccOption("-Xcompiler"), argument.spelling).writes)
+      if (ForwardsUnknown && llvm::StringRef(argument.spelling).starts_with("-")) {
+        SubToolOutput output = subToolOutput(*findNvccOption("-Xcompiler"), argument.spelling);
+        if (output.writes)
           return refuse(argument, "nvcc forwards it to the host compiler "
                                   "(-forward-unknown-to-host-compiler), which it makes write a "
                                   "file of its choosing; tlc chooses where tools write");
+        if (output.runs)
+          return refuse(argument, "nvcc forwards it to the host compiler "
+                                  "(-forward-unknown-to-host-compiler), which it makes run or "
+                                  "load a program of its choosing; tlc runs the tools it found");
+      }
       Routing.nvcc.push_back(argument.spelling);
       return llvm::Error::success();
     }
@@ -703,25 +741,48 @@ private:
       Routing.nvcc.push_back(argument.spelling);
       return llvm::Error::success();
     }
-    for (const std::string& value : argument.values) {
+    // A sub-tool's value is split at blanks, as nvcc's shell command splits it: each piece is
+    // one option of the tool's, checked alone and passed alone.
+    std::vector<std::string> values;
+    for (const std::string& value : argument.values)
+      if (isSubToolOption(option)) {
+        std::vector<std::string> pieces = splitSubToolValue(value);
+        if (pieces.empty())
+          return refuse(argument, "nvcc would refuse it: " + argument.spelling + " needs a value");
+        values.insert(values.end(), pieces.begin(), pieces.end());
+      } else {
+        values.push_back(value);
+      }
+    for (const std::string& value : values) {
       if (DropNext.erase(&option)) { // the file of the option dropped before it
         Routing.dropped.push_back("'" + argument.spelling + " " + value +
                                   "' (the file of the option before it)");
         continue;
       }
       SubToolOutput output = subToolOutput(option, value);
-      if (output.writes) {
-        if (llvm::Error error = refuse(
-                argument, "'" + value + "' makes " +
-                              (option.is("--compiler-options") ? "the host compiler"
-                               : option.is("--ptxas-options")  ? "ptxas"
-                                                               : "nvlink") +
-                              " write a file of its choosing; tlc chooses where tools write"))
+      if (output.writes || output.runs) {
+        std::string tool = option.is("--compiler-options") ? "the host compiler"
+                           : option.is("--ptxas-options")  ? "ptxas"
+                                                           : "nvlink";
+        std::string why =
+            output.writes
+                ? "'" + value + "' makes " + tool +
+                      " write a file of its choosing; tlc chooses where tools write"
+                : "'" + value + "' makes " + tool +
+                      " run or load a program of its choosing (a wrapper, a plugin, spec files, "
+                      "its own programs' folder); tlc runs the tools it found";
+        if (llvm::Error error = refuse(argument, why))
           return error;
         if (output.takesNext)
           DropNext.insert(&option);
         continue;
       }
+      // Split or not, a piece reaches a shell: say so naming the flag as typed (the tools'
+      // paths check it again, builder/ToolPaths.h).
+      if (Origin == NvccOrigin::CommandLine && isSubToolOption(option) && !isShellSafe(value))
+        return refuse(argument, "'" + value +
+                                    "' holds characters nvcc's shell steps would interpret; only "
+                                    "letters, digits and _-./=,:+@% can reach nvcc");
       bool path = option.value == NvccValue::Folder || option.value == NvccValue::File ||
                   (option.value == NvccValue::Program && llvm::StringRef(value).contains('/'));
       for (std::string& flag : argument.asGiven(path ? resolvePath(value, Directory) : value))
@@ -746,9 +807,12 @@ llvm::Expected<NvccRouting> routeNvccArguments(const std::vector<NvccArgument>& 
     if (argument.known() && (argument.option->is("--forward-unknown-to-host-compiler") ||
                              argument.option->is("--forward-unknown-opts")))
       router.forwardUnknownOptions();
+  // Every argument's mistake, in one run: each is judged alone.
+  llvm::Error errors = llvm::Error::success();
   for (const NvccArgument& argument : arguments)
-    if (llvm::Error error = router.route(argument))
-      return error;
+    errors = llvm::joinErrors(std::move(errors), router.route(argument));
+  if (errors)
+    return errors;
   return router.take();
 }
 

@@ -104,11 +104,21 @@ std::vector<NvccArgument> readNvccArguments(llvm::ArrayRef<std::string> args);
 // nvcc's list syntax: "a,b" -> {"a", "b"}, "a\,b" -> {"a,b"}; commas inside double quotes stay.
 std::vector<std::string> splitNvccList(llvm::StringRef value);
 
+// A value of -Xcompiler, -Xptxas, -Xnvlink, -Xlinker or -Xarchive as the tool gets it: nvcc pastes
+// it into a shell command, so "-fPIC -Wall" is two options. Split at blanks (spaces and tabs).
+std::vector<std::string> splitSubToolValue(llvm::StringRef value);
+
+// Whether `option` passes its values to a tool nvcc runs (-Xcompiler, -Xptxas, ...).
+bool isSubToolOption(const NvccOption& option);
+
 // A sub-tool option (a value of -Xcompiler, -Xptxas or -Xnvlink) that makes the tool write a file
-// of its choosing (-o, -save-temps, -MF, ...): tlc chooses where tools write. `takesNext`: the
-// file is the next value (-o FILE).
+// of its choosing (-o, -save-temps, -MF, ...): tlc chooses where tools write; or that makes the
+// host compiler run or load a program of the user's (-wrapper, -fplugin=, -specs=, -B): tlc runs
+// the tools it found, and nothing else. `takesNext`: the file or program is the next value
+// (-o FILE, -wrapper PROG).
 struct SubToolOutput {
   bool writes = false;
+  bool runs = false;
   bool takesNext = false;
 };
 SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value);
@@ -134,7 +144,8 @@ enum class NvccOrigin {
 
 // Routes `arguments` (paths relative to `directory`, or as they are when it is empty). Unknown
 // arguments go to nvcc as they are. From the command line, an option tlc decides, one that
-// writes outside the build or one nvcc would refuse is a UsageError saying what to do instead.
+// writes outside the build or one nvcc would refuse is a UsageError saying what to do instead
+// (every such argument's, joined).
 llvm::Expected<NvccRouting> routeNvccArguments(const std::vector<NvccArgument>& arguments,
                                                NvccOrigin origin, const std::string& directory);
 

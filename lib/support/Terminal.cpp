@@ -47,6 +47,14 @@ bool stderrIsTerminal() {
   return ::isatty(STDERR_FILENO) == 1;
 }
 
+bool isSmartTerminal(bool terminal, const char* term) {
+  return terminal && term && *term && std::strcmp(term, "dumb") != 0;
+}
+
+bool stderrIsSmartTerminal() {
+  return isSmartTerminal(stderrIsTerminal(), std::getenv("TERM"));
+}
+
 bool stderrWantsColor() {
   if (Choice != ColorChoice::Auto)
     return Choice == ColorChoice::Always;

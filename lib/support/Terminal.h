@@ -29,8 +29,14 @@ bool stderrWantsColor();
 // Prints `tlc: error: message` (or warning/note) on stderr, colored when stderrWantsColor().
 void printToolMessage(MessageKind kind, llvm::StringRef message);
 
-// Whether stderr is an interactive terminal (progress lines).
+// Whether stderr is an interactive terminal.
 bool stderrIsTerminal();
+
+// Whether stderr is a terminal that can rewrite a line in place (`\r` and ESC[K), as ninja
+// decides: a terminal whose TERM is set and not "dumb". Progress is drawn so only there.
+bool stderrIsSmartTerminal();
+// The same decision, from whether stderr is a terminal and TERM's value (null: unset).
+bool isSmartTerminal(bool terminal, const char* term);
 
 // Shows `text` as the terminal's status line, rewritten in place (the caller checks that stderr is
 // a terminal).

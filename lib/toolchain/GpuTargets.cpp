@@ -52,8 +52,66 @@ std::string listed(const std::vector<std::string>& names) {
   return llvm::join(names, ", ");
 }
 
-// Checks an sm_XX or compute_XX name against what this nvcc knows. Arch-specific ('a') and
-// family ('f') variants exist from sm_90 and sm_100 on; nvcc's lists name only the base.
+// Whether `variant` ('a', 'f' or none) exists for arch `number`: arch-specific ('a') and family
+// ('f') variants exist from sm_90 and sm_100 on; nvcc's lists name only the base.
+bool variantExists(unsigned number, char variant) {
+  return variant == 0 || (variant == 'a' && number >= 90) || (variant == 'f' && number >= 100);
+}
+
+} // namespace
+
+std::vector<std::string> targetNames(const TargetEnvironment& environment) {
+  std::vector<std::string> names;
+  for (const std::vector<std::string>* list : {&environment.sassArchs, &environment.virtualArchs})
+    for (const std::string& name : *list) {
+      names.push_back(name);
+      unsigned number = 0;
+      char variant = 0;
+      bool ptx = llvm::StringRef(name).starts_with("compute_");
+      if (!splitArch(name, ptx ? "compute_" : "sm_", number, variant) || variant)
+        continue;
+      for (char suffix : {'a', 'f'})
+        if (variantExists(number, suffix))
+          names.push_back(name + suffix);
+    }
+  for (const char* keyword : {"native", "all", "all-major"})
+    names.push_back(keyword);
+  return names;
+}
+
+std::vector<std::string> gencodeForms(const TargetEnvironment& environment) {
+  std::vector<std::string> forms;
+  for (const std::string& name : targetNames(environment)) {
+    llvm::StringRef number(name);
+    if (!number.consume_front("compute_"))
+      continue;
+    forms.push_back("arch=" + name + ",code=sm_" + number.str());
+    forms.push_back("arch=" + name + ",code=[sm_" + number.str() + "," + name + "]");
+  }
+  return forms;
+}
+
+namespace {
+
+// The name of `names` `typed` most likely means ("sm90": sm_90, "SM_90A": sm_90a); "" if none is
+// close.
+std::string closestArch(llvm::StringRef typed, const std::vector<std::string>& names) {
+  std::string lower = typed.lower();
+  if (llvm::is_contained(names, lower))
+    return lower;
+  unsigned best = 3; // at most two edits
+  std::string match;
+  for (const std::string& name : names) {
+    unsigned distance = llvm::StringRef(lower).edit_distance(name, true, best);
+    if (distance < best) {
+      best = distance;
+      match = name;
+    }
+  }
+  return match;
+}
+
+// Checks an sm_XX or compute_XX name against what this nvcc knows.
 llvm::Error checkKnown(llvm::StringRef name, const TargetEnvironment& environment,
                        llvm::StringRef what) {
   bool ptx = name.starts_with("compute_");
@@ -63,16 +121,38 @@ llvm::Error checkKnown(llvm::StringRef name, const TargetEnvironment& environmen
   const std::vector<std::string>& known = ptx ? environment.virtualArchs : environment.sassArchs;
   std::string base = (ptx ? "compute_" : "sm_") + std::to_string(number);
   bool knownBase = wellFormed && std::find(known.begin(), known.end(), base) != known.end();
-  bool knownVariant =
-      variant == 0 || (variant == 'a' && number >= 90) || (variant == 'f' && number >= 100);
-  if (knownBase && knownVariant)
+  if (knownBase && variantExists(number, variant))
     return llvm::Error::success();
-  return usageError(what.str() + " '" + name.str() +
-                    "' is not a GPU target this nvcc knows: SASS archs are " +
+  std::string meant = closestArch(name, targetNames(environment));
+  return usageError(what.str() + " '" + name.str() + "' is not a GPU target this nvcc knows" +
+                    (meant.empty() ? "" : "; did you mean '" + meant + "'?") + " SASS archs are " +
                     listed(environment.sassArchs) +
                     " (with an 'a' or 'f' suffix from sm_90 and "
                     "sm_100 on), PTX archs " +
                     listed(environment.virtualArchs) + "; also native, all, all-major");
+}
+
+// Why nvcc cannot compile `code` (sm_XY[a|f]) from `virtualArch` (compute_XY[a|f]), as CUDA 13's
+// nvcc decides ("" when it can): from compute_N, SASS for any arch N or newer; from compute_Na,
+// only sm_Na; from compute_Nf, any arch of N's family (the same major version) from N on.
+std::string incompatibleCode(llvm::StringRef virtualArch, llvm::StringRef code) {
+  unsigned from = 0, to = 0;
+  char fromVariant = 0, toVariant = 0;
+  if (!splitArch(virtualArch, "compute_", from, fromVariant) ||
+      !splitArch(code, "sm_", to, toVariant))
+    return "";
+  if (fromVariant == 'a') {
+    if (to == from && toVariant == 'a')
+      return "";
+    return virtualArch.str() + " compiles only to sm_" + std::to_string(from) + "a";
+  }
+  if (to < from)
+    return "a GPU's SASS compiles from its own virtual arch or an older one: arch=compute_" +
+           std::to_string(to) + " or older";
+  if (fromVariant == 'f' && to / 10 != from / 10)
+    return virtualArch.str() + " compiles only to its family, sm_" + std::to_string(from / 10) +
+           "X from sm_" + std::to_string(from) + " on";
+  return "";
 }
 
 // The virtual arch a real one is compiled from: sm_90a -> compute_90a.
@@ -176,6 +256,9 @@ llvm::Error expandGencode(const std::string& spec, const TargetEnvironment& envi
       return bad("code " + code.str() + " is neither sm_XX nor compute_XX");
     if (llvm::Error error = checkKnown(code, environment, "--gencode code"))
       return error;
+    if (std::string why = incompatibleCode(virtualArch, code); !why.empty())
+      return usageError("--gencode '" + spec + "': nvcc cannot compile " + code.str() + " from " +
+                        virtualArch.str() + " (" + why + ")");
     out.push_back({virtualArch.str(), code.str()});
   }
   return llvm::Error::success();

@@ -60,6 +60,15 @@ llvm::Expected<std::vector<GpuTarget>> resolveTargets(const std::vector<std::str
 // __CUDA_ARCH_FEAT_SM100_ALL) are nvcc's for sm_100f.
 std::string clangGpuArch(const std::string& arch);
 
+// Every name --arch takes with this nvcc, as tlc checks them: its SASS and PTX archs with their
+// 'a' (from 90) and 'f' (from 100) variants, then native, all, all-major. Shell completion offers
+// these.
+std::vector<std::string> targetNames(const TargetEnvironment& environment);
+
+// The --gencode specs completion offers for this nvcc: for each virtual arch compute_N[a|f],
+// `arch=compute_N,code=sm_N` and `arch=compute_N,code=[sm_N,compute_N]`.
+std::vector<std::string> gencodeForms(const TargetEnvironment& environment);
+
 // Whether Clang knows `arch` (sm_XX[a|f]) as a GPU it can parse for.
 bool isKnownParseArch(const std::string& arch);
 

@@ -534,6 +534,8 @@ private:
       for (const std::string& unexpected :
            expandAll(step.value(std::string(stream) + "_not", Json::array()), Dir))
         CHECK_THAT(text, !Catch::Contains(unexpected));
+      if (std::string exact = std::string(stream) + "_is"; step.contains(exact))
+        CHECK(text == expand(step[exact].get<std::string>(), Dir));
     }
     // Whatever failed said so in tlc's words (or Clang's, with a location), once.
     if (!step.contains("killed_by") && step.value("exit", 0) != 0 &&

@@ -22,7 +22,8 @@
 #   CHECK_DEPENDENCIES=ON, with TOUCH_SOURCE, EDIT_HEADER, EDIT_MACRO, EDIT_VALUE (paths relative
 #                    to the project): the rebuild checks described at check_dependencies()
 #   EXPECT_CONFIGURE_FAILURE=ON: the configure must fail with every line of
-#                    PROJECT_DIR/expected-errors-<MODE>.txt in its output
+#                    PROJECT_DIR/expected-errors-<MODE>.txt in its output (a line "not: TEXT":
+#                    without TEXT)
 # A project may add its own checks in PROJECT_DIR/check.cmake, included after the build.
 cmake_minimum_required(VERSION 3.25)
 
@@ -116,7 +117,15 @@ if(EXPECT_CONFIGURE_FAILURE)
   string(REGEX REPLACE "[ \t\r\n]+" " " flat "${OUTPUT}")
   file(STRINGS "${PROJECT_DIR}/expected-errors-${MODE}.txt" expected REGEX "^[^#]")
   set(missing)
+  set(unwanted)
   foreach(line IN LISTS expected)
+    if(line MATCHES "^not: (.*)$")
+      string(FIND "${flat}" "${CMAKE_MATCH_1}" at)
+      if(NOT at EQUAL -1)
+        string(APPEND unwanted "\n  ${CMAKE_MATCH_1}")
+      endif()
+      continue()
+    endif()
     string(FIND "${flat}" "${line}" at)
     if(at EQUAL -1)
       string(APPEND missing "\n  ${line}")
@@ -124,6 +133,9 @@ if(EXPECT_CONFIGURE_FAILURE)
   endforeach()
   if(missing)
     fail("the configure failed, but without these messages:${missing}")
+  endif()
+  if(unwanted)
+    fail("the configure failed, but also with these messages:${unwanted}")
   endif()
   message("PASSED: every expected error was reported")
   return()

@@ -142,6 +142,44 @@ class CompletionTests(unittest.TestCase):
         self.assertEqual(run.stderr, "")
         return run.stdout.splitlines()
 
+    def complete_line(self, line, cwd=None):
+        """What bash completes at the end of `line` to, its words split as bash splits them: at
+        blanks, and '=' and ':' words of their own (COMP_WORDBREAKS)."""
+        words = []
+        for blank_word in line.split(" "):
+            words += [w for w in re.split(r"([=:])", blank_word) if w] or [""]
+        script = ('source "$1"; COMP_LINE=$2; COMP_POINT=${#2}; shift 2; COMP_WORDS=("$@"); '
+                  'COMP_CWORD=$(($# - 1)); _tlc; printf "%s\\n" "${COMPREPLY[@]}"')
+        run = subprocess.run(["bash", "-c", script, "bash", COMPLETIONS["bash"], line, *words],
+                             capture_output=True, text=True, cwd=cwd)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stderr, "")
+        return [reply for reply in run.stdout.splitlines() if reply]
+
+    def test_bash_offers_the_targets_tlc_accepts(self):
+        # Issue 36: Clang's arch list (sm_20...sm_72, which tlc refuses, and no sm_100f) was
+        # offered; the names are now the toolkit's nvcc's, as tlc checks them.
+        offered = self.complete("tlc", "build", "--arch", "")
+        for arch in ["sm_75", "sm_90a", "sm_100f", "sm_120f", "compute_120f", "native"]:
+            self.assertIn(arch, offered)
+        for arch in ["sm_20", "sm_35", "sm_72", "compute_20", "sm_80a"]:
+            self.assertNotIn(arch, offered)
+
+    def test_bash_completes_gencode_specs_not_files(self):
+        # Issue 36: `-gencode <Tab>` offered files.
+        with tempfile.TemporaryDirectory() as scratch:
+            open(os.path.join(scratch, "k.cu"), "w").close()
+            for option in ["-gencode", "--gencode", "--generate-code"]:
+                specs = self.complete_line("tlc build k.cu %s " % option, cwd=scratch)
+                self.assertIn("arch=compute_90a,code=sm_90a", specs, option)
+                self.assertIn("arch=compute_80,code=[sm_80,compute_80]", specs, option)
+                self.assertNotIn("k.cu", specs, option)
+            # bash keeps what precedes the spec's last '=': the rest is offered.
+            self.assertEqual(self.complete_line("tlc build -gencode arch=compute_90a,code=s",
+                                                cwd=scratch), ["sm_90a"])
+            self.assertIn("compute_120f,code=sm_120f",
+                          self.complete_line("tlc build -gencode=arch=compute_120", cwd=scratch))
+
     def test_bash_registers_the_completion(self):
         run = subprocess.run(["bash", "-c", 'source "$1" && complete -p tlc', "bash",
                               COMPLETIONS["bash"]], capture_output=True, text=True)

@@ -117,6 +117,16 @@ class ProgressTests(Folder):
         self.assertIn("is defined in both", text)
         self.assertNoSharedLine(text)
 
+    def test_dumb_terminal_gets_progress_as_plain_lines(self):
+        # Issue 36: TERM=dumb, a terminal that cannot erase a line, still got ESC[K.
+        self.write("k.cu", "__global__ void k(int* p) { p[0] = 1; }\n")
+        status, text = run_on_terminal([TLC, "build", "k.cu", "-o", "out"], self.dir,
+                                       environment(TERM="dumb"))
+        self.assertEqual(status, 0, text)
+        self.assertNotIn("\x1b[", text)
+        self.assertIn("[1/4] ", text)
+        self.assertIn("[4/4] link libk.so\r\n", text)  # one line each, as off a terminal
+
     def test_screen_lines_sees_a_shared_line(self):
         # The check itself: the output before the fix fails it.
         glued = "\r[1/4] parse\x1b[K\r[2/4] nvcc w.cu\x1b[Kw.cu:1:2: warning: x\r\n"

@@ -144,11 +144,11 @@ TEST_CASE("the image is the one nvcc builds from the original file with the same
   // compiles a copy), tlc's annotations, and tlc's defaults.
   RunOptions options;
   options.workingDir = root;
-  auto nvcc = runCommand(
-      {TLC_NVCC, "-fatbin", "--no-compress", "-gencode=arch=compute_90a,code=[sm_90a,compute_90a]",
-       "-Isrc", "-O3", "-std=c++17", "-diag-suppress=177", "-Iinclude",
-       std::string("-I") + TLC_STAGED_INCLUDE_DIR, "src/mixed.cu", "-o", "nvcc.fatbin"},
-      options);
+  auto nvcc = runCommand({TLC_NVCC, "-fatbin", "--no-compress",
+                          "-gencode=arch=compute_90a,code=[sm_90a,compute_90a]", "-Isrc", "-O3",
+                          "-std=c++17", "-Iinclude", std::string("-I") + TLC_STAGED_INCLUDE_DIR,
+                          "src/mixed.cu", "-o", "nvcc.fatbin"},
+                         options);
   REQUIRE_EXPECTED(nvcc);
   INFO(nvcc->output);
   REQUIRE(nvcc->exitCode == 0);

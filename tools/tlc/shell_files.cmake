@@ -4,6 +4,12 @@
 # Run by tools/tlc/CMakeLists.txt at build time: cmake -DTLC=... -DMAN_DIR=... -P shell_files.cmake
 cmake_minimum_required(VERSION 3.25)
 
+# The completion scripts offer the GPU targets of the toolkit tlc was built with (CUDA_ROOT), as
+# `tlc build` checks them.
+if(CUDA_ROOT)
+  set(ENV{CUDA_PATH} "${CUDA_ROOT}")
+endif()
+
 function(run_tlc output)
   execute_process(COMMAND "${TLC}" ${ARGN} OUTPUT_FILE "${output}.tmp" RESULT_VARIABLE result
                   ERROR_VARIABLE error)

@@ -191,6 +191,15 @@ TEST_CASE("a build's tasks wait for what they read", "[plan]") {
 
   // Progress counts the parse and every tool: 2 compiles, 2 links, fatbinary, 2 host steps.
   CHECK(plan.progressTotal() == 1 + 2 + 2 + 1 + 2);
+
+  // What reads the sources keeps going after a compile failed (Executor.h), and nothing else:
+  // every input's errors in one build.
+  for (size_t i = 0; i < plan.tasks.size(); ++i) {
+    bool readsSources = i == parse || (plan.tasks[i].step && plan.tasks[i].step->compilesSources);
+    INFO(plan.tasks[i].description);
+    CHECK(plan.tasks[i].keepsGoing == readsSources);
+  }
+  CHECK(plan.tasks[compileB].keepsGoing);
 }
 
 TEST_CASE("emit-only plans no host compile, link or manifest", "[plan]") {

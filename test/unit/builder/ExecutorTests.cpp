@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -36,6 +37,10 @@ public:
       if (waitFor != WaitFor.end())
         Overlapped[task.description] = Changed.wait_for(
             lock, std::chrono::seconds(10), [&] { return Started.count(waitFor->second) > 0; });
+      auto waitEnded = WaitEnded.find(task.description);
+      if (waitEnded != WaitEnded.end())
+        Changed.wait_for(lock, std::chrono::seconds(10),
+                         [&] { return Ended.count(waitEnded->second) > 0; });
     }
     std::lock_guard<std::mutex> lock(Mutex);
     Ended[task.description] = ++Clock;
@@ -49,7 +54,8 @@ public:
   std::mutex Mutex;
   std::condition_variable Changed;
   std::map<std::string, int> Started, Ended;
-  std::map<std::string, std::string> WaitFor; // task -> task that must start while it runs
+  std::map<std::string, std::string> WaitFor;   // task -> task that must start while it runs
+  std::map<std::string, std::string> WaitEnded; // task -> task that must end while it runs
   std::map<std::string, bool> Overlapped;
   std::set<std::string> Failing;
   int Clock = 0, Running = 0, MostAtOnce = 0;
@@ -95,6 +101,86 @@ TEST_CASE("job slots bound how many tasks run at once", "[executor]") {
   CHECK(tlc::executePlan(plan, handler, slots, nullptr).empty());
   CHECK(handler.Ended.size() == 8);
   CHECK(handler.MostAtOnce <= 2);
+}
+
+namespace {
+
+// An nvcc compile of one input: it keeps going after another input's compile failed.
+tlc::Task compile(std::string name) {
+  tlc::Task t = task(tlc::TaskKind::Tool, std::move(name));
+  t.step = tlc::Step();
+  t.step->compilesSources = true;
+  t.keepsGoing = true;
+  return t;
+}
+
+// parse, nvcc a, nvcc b, nvcc c, check (after all), link.
+tlc::BuildPlan threeInputs() {
+  tlc::BuildPlan plan;
+  plan.tasks.push_back(task(tlc::TaskKind::Parse, "parse"));
+  plan.tasks[0].selfScheduled = true;
+  plan.tasks[0].keepsGoing = true;
+  for (const char* name : {"nvcc a", "nvcc b", "nvcc c"})
+    plan.tasks.push_back(compile(name));
+  plan.tasks.push_back(task(tlc::TaskKind::CheckImage, "check", {0, 1, 2, 3}));
+  plan.tasks.push_back(task(tlc::TaskKind::Tool, "link", {4}));
+  return plan;
+}
+
+std::vector<size_t> failedTasks(std::vector<tlc::TaskFailure>& failures) {
+  std::vector<size_t> tasks;
+  for (tlc::TaskFailure& failure : failures) {
+    tasks.push_back(failure.task);
+    llvm::consumeError(std::move(failure.error));
+  }
+  std::sort(tasks.begin(), tasks.end());
+  return tasks;
+}
+
+} // namespace
+
+TEST_CASE("after a compile fails, every other input's compile still runs, and nothing else",
+          "[executor]") {
+  // Issue 36: one slot, so the other compiles wait for it while the first fails; they used to
+  // be skipped, and which input's errors a build showed depended on which ran first.
+  tlc::BuildPlan plan = threeInputs();
+  RecordingHandler handler;
+  handler.Failing = {"nvcc a", "nvcc b", "nvcc c"};
+  tlc::JobSlots slots(1);
+  std::vector<tlc::TaskFailure> failures = tlc::executePlan(plan, handler, slots, nullptr);
+  CHECK(failedTasks(failures) == std::vector<size_t>{1, 2, 3});
+  CHECK(handler.Started.count("parse") == 1);
+  CHECK(handler.Started.count("check") == 0);
+  CHECK(handler.Started.count("link") == 0);
+}
+
+// x and nvcc a side by side, then nvcc b once a has succeeded: with x failing while a runs, b
+// becomes ready only after x failed.
+tlc::BuildPlan afterAFailure(bool xCompiles) {
+  tlc::BuildPlan plan;
+  plan.tasks.push_back(xCompiles ? compile("x") : task(tlc::TaskKind::Tool, "x"));
+  plan.tasks.push_back(compile("nvcc a"));
+  plan.tasks.push_back(compile("nvcc b"));
+  plan.tasks[2].after = {1};
+  return plan;
+}
+
+TEST_CASE("after another task fails, no compile starts", "[executor]") {
+  // The parse's errors are the sources' (nvcc's would repeat them); any other failure is the
+  // build's. Either ends it: only a compile's failure lets the other compiles go on.
+  for (bool xCompiles : {false, true}) {
+    tlc::BuildPlan plan = afterAFailure(xCompiles);
+    RecordingHandler handler;
+    handler.Failing = {"x"};
+    handler.WaitFor["x"] = "nvcc a"; // x fails once nvcc a runs
+    handler.WaitEnded["nvcc a"] = "x";
+    tlc::JobSlots slots(2);
+    std::vector<tlc::TaskFailure> failures = tlc::executePlan(plan, handler, slots, nullptr);
+    CHECK(failedTasks(failures) == std::vector<size_t>{0});
+    CHECK(handler.Started.count("nvcc a") == 1);
+    INFO("x compiles the sources: " << xCompiles);
+    CHECK(handler.Started.count("nvcc b") == (xCompiles ? 1u : 0u));
+  }
 }
 
 TEST_CASE("after a failure nothing new starts and the failure is returned", "[executor]") {

@@ -89,9 +89,28 @@ TEST_CASE("options say what their values are, for completion", "[cli][shell-file
   CHECK(kindOf({"tlc", "build"}, "--color") == ValueKind::Choice);
   CHECK(kindOf({"tlc", "build"}, "--python") == ValueKind::None);
   CHECK(kindOf({"tlc", "verify"}, "outdir") == ValueKind::Folder);
-  std::vector<std::string> archs = archNames();
-  for (const char* arch : {"sm_90a", "compute_90a", "sm_120", "native", "all", "all-major"})
-    CHECK(llvm::is_contained(archs, arch));
+  CHECK(kindOf({"tlc", "build"}, "--gencode") == ValueKind::Gencode);
+  CHECK(kindOf({"tlc", "build"}, "-gencode") == ValueKind::Gencode);
+}
+
+TEST_CASE("completion offers the GPU targets tlc checks against", "[cli][shell-files]") {
+  // Issue 36: completion offered Clang's sm_20...sm_72, which tlc refuses, and lacked sm_100f.
+  std::string problem;
+  TargetWords targets = completionTargets(problem);
+  REQUIRE(problem.empty());
+  for (const char* arch : {"sm_75", "sm_90a", "compute_90a", "sm_100f", "sm_120f", "compute_120f",
+                           "native", "all", "all-major"})
+    CHECK(llvm::is_contained(targets.archs, arch));
+  for (const char* old : {"sm_20", "sm_35", "sm_50", "sm_72", "compute_20", "sm_80a", "sm_90f"})
+    CHECK_FALSE(llvm::is_contained(targets.archs, old));
+  CHECK(llvm::is_contained(targets.gencodes, "arch=compute_90a,code=sm_90a"));
+  CHECK(llvm::is_contained(targets.gencodes, "arch=compute_80,code=[sm_80,compute_80]"));
+  CommandLine line;
+  std::unique_ptr<CLI::App> app = makeApp(line);
+  std::string bash = completionScript(commandReference(*app), "bash", targets);
+  CHECK_THAT(bash, Contains("sm_100f"));
+  CHECK_THAT(bash, !Contains("sm_72"));
+  CHECK_THAT(bash, Contains("arch=compute_90,code=sm_90"));
 }
 
 TEST_CASE("the man pages and completion scripts name every option", "[cli][shell-files]") {
@@ -100,8 +119,9 @@ TEST_CASE("the man pages and completion scripts name every option", "[cli][shell
   std::vector<CommandEntry> reference = commandReference(*app);
   const CommandEntry& build = entryOf(reference, {"tlc", "build"});
   std::string page = manPage(reference, build);
-  std::string bash = completionScript(reference, "bash");
-  std::string zsh = completionScript(reference, "zsh");
+  TargetWords targets{{"sm_90a"}, {"arch=compute_90a,code=sm_90a"}};
+  std::string bash = completionScript(reference, "bash", targets);
+  std::string zsh = completionScript(reference, "zsh", targets);
   for (const auto* list : {&build.options, &build.nvccOptions})
     for (const OptionEntry& option : *list)
       for (const std::string& spelling : option.spellings) {
@@ -114,4 +134,28 @@ TEST_CASE("the man pages and completion scripts name every option", "[cli][shell
   std::string top = manPage(reference, reference.front());
   for (const std::string& command : reference.front().commands)
     CHECK_THAT(top, Contains(".BR tlc\\-" + command + " (1)"));
+}
+
+TEST_CASE("the man pages' prose sentences end with full stops", "[cli][shell-files]") {
+  // Issue 36: a command's one-line description, written without a full stop as --help lists it,
+  // ran into the next sentence: "List every kernel ...: a table, or --json See tlc-inspect(1)."
+  CommandLine line;
+  std::unique_ptr<CLI::App> app = makeApp(line);
+  std::vector<CommandEntry> reference = commandReference(*app);
+  auto lineAfter = [](const std::string& page, const std::string& marker) {
+    size_t at = page.find(marker);
+    REQUIRE(at != std::string::npos);
+    size_t start = at + marker.size();
+    return page.substr(start, page.find('\n', start) - start);
+  };
+  for (const CommandEntry& entry : reference) {
+    std::string page = manPage(reference, entry);
+    INFO(manPageName(entry));
+    CHECK(llvm::StringRef(lineAfter(page, ".SH DESCRIPTION\n")).ends_with("."));
+  }
+  std::string top = manPage(reference, reference.front());
+  for (const std::string& command : reference.front().commands) {
+    INFO(command);
+    CHECK(llvm::StringRef(lineAfter(top, ".TP\n\\fB" + command + "\\fR\n")).ends_with("."));
+  }
 }

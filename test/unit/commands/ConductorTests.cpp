@@ -186,7 +186,7 @@ TEST_CASE("a failing nvcc stops the build before the link and leaves no OUTDIR",
                       tools));
   CHECK(summary.code == ExitCode::InputError);
   CHECK_THAT(summary.message, Contains("nvcc vadd.cu (sm_90a) failed (exit code 1)"));
-  CHECK_THAT(summary.message, Contains("vadd.cu(3): error: made to fail"));
+  CHECK_THAT(summary.message, Contains("vadd.cu:3: error: made to fail"));
   // No device-side launch in vadd: nvcc ran once, and nothing after the image did.
   CHECK(tools.nvccRuns().size() == 1);
   for (const std::vector<std::string>& argv : tools.Commands)
