@@ -15,14 +15,18 @@ llvm::Expected<Analysis> analyze(const std::vector<std::string>& inputs,
   if (!units)
     return units.takeError();
   std::set<std::string> files;
-  for (const TranslationUnitFacts& unit : *units)
+  std::map<std::string, std::string> userHeaders;
+  for (const TranslationUnitFacts& unit : *units) {
     files.insert(unit.filesRead.begin(), unit.filesRead.end());
+    for (const std::string& header : unit.userHeaders)
+      userHeaders.emplace(header, unit.input);
+  }
 
   SourceDiagnostics diagnostics(llvm::errs(), options.color);
   auto module = buildModule(std::move(*units), diagnostics);
   if (!module)
     return module.takeError();
-  return Analysis{std::move(*module), {files.begin(), files.end()}};
+  return Analysis{std::move(*module), {files.begin(), files.end()}, std::move(userHeaders)};
 }
 
 } // namespace tlc

@@ -8,6 +8,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ namespace tlc {
 struct Analysis {
   Module module;
   std::vector<std::string> filesRead; // inputs and every header Clang opened, sorted, unique
+  // Each header of the user's an input includes (absolute) -> the first input, in their order,
+  // that includes it: the command clangd should use for it (CompileCommands.h).
+  std::map<std::string, std::string> userHeaders;
 };
 
 // Diagnostics (Clang's and tlc's) go to stderr, colored as options.color says. On any error in

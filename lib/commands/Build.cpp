@@ -226,6 +226,11 @@ private:
     if (!analyzed)
       return analyzed.takeError();
     Parsed = std::move(*analyzed);
+    // The database again, now with the headers the inputs include (written before the build
+    // with those it listed already).
+    if (llvm::Error error =
+            writeCompileCommands(Options, Plans, Tools.toolkit, &Parsed->userHeaders))
+      return error;
     if (Options.emitOnly)
       return llvm::Error::success();
     return renderSources(guessedModule(Parsed->module, Options.entries)).takeError();

@@ -372,11 +372,12 @@ std::vector<std::string> parsedInputs(const BuildOptions& options, const StagePl
 }
 
 llvm::Error writeCompileCommands(const BuildOptions& options, const StagePlans& plans,
-                                 const CudaToolkit& toolkit) {
+                                 const CudaToolkit& toolkit,
+                                 const std::map<std::string, std::string>* headers) {
   if (options.compileCommandsOut.empty())
     return llvm::Error::success();
   return writeCompileDatabase(options.compileCommandsOut, parsedInputs(options, plans),
-                              options.sources.frontend, toolkit);
+                              options.sources.frontend, toolkit, headers);
 }
 
 ToolReleases toolReleases(const BuildTools& tools) {

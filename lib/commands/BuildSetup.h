@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -108,9 +109,11 @@ StagePlans planStages(ToolView& view, const CudaToolkit& toolkit);
 std::vector<std::string> parsedInputs(const BuildOptions& options, const StagePlans& plans);
 
 // --compile-commands-out, from the options the build parses with (its sources, or the headers
-// declaring its images' kernels); nothing without it.
+// declaring its images' kernels), and the user's headers the parse found (`headers`, header ->
+// input; nullptr before the parse: those the database lists already); nothing without it.
 llvm::Error writeCompileCommands(const BuildOptions& options, const StagePlans& plans,
-                                 const CudaToolkit& toolkit);
+                                 const CudaToolkit& toolkit,
+                                 const std::map<std::string, std::string>* headers = nullptr);
 
 // The versions of the tools, as NAME.json records them (nvcc's was read when the toolkit was
 // found).

@@ -10,6 +10,7 @@
 #include "frontend/Symbols.h"
 #include "frontend/TensorMapSpecs.h"
 #include "model/EnumTables.h"
+#include "support/Files.h"
 #include "support/Identifiers.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -503,6 +504,21 @@ private:
       if (it->first.getName() != parseCompatHeaderPath()) // virtual: nothing to depend on
         Facts.filesRead.push_back(it->first.getName().str());
     std::sort(Facts.filesRead.begin(), Facts.filesRead.end());
+    // The user's headers: files entered as user files (a -I folder's, the input's folder's), not
+    // as system ones. The preamble holds only the force-included system headers (Preamble.h), so
+    // every user header is a local entry.
+    clang::OptionalFileEntryRef mainFile = sources.getFileEntryRefForID(sources.getMainFileID());
+    std::set<std::string> headers;
+    for (unsigned i = 0; i < sources.local_sloc_entry_size(); ++i) {
+      const clang::SrcMgr::SLocEntry& entry = sources.getLocalSLocEntry(i);
+      if (!entry.isFile() || clang::SrcMgr::isSystem(entry.getFile().getFileCharacteristic()))
+        continue;
+      clang::OptionalFileEntryRef file = entry.getFile().getContentCache().OrigEntry;
+      if (!file || (mainFile && *file == *mainFile) || file->getName() == parseCompatHeaderPath())
+        continue;
+      headers.insert(absolutePath(file->getName().str()));
+    }
+    Facts.userHeaders.assign(headers.begin(), headers.end());
   }
 
   clang::Preprocessor& Preprocessor;
