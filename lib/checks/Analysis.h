@@ -20,6 +20,9 @@ struct Analysis {
   // Each header of the user's an input includes (absolute) -> the first input, in their order,
   // that includes it: the command clangd should use for it (CompileCommands.h).
   std::map<std::string, std::string> userHeaders;
+  // The inputs' host functions with external linkage, each once, in the inputs' order
+  // (TranslationUnitFacts::hostFunctions).
+  std::vector<TranslationUnitFacts::HostFunction> hostFunctions;
 };
 
 // Diagnostics (Clang's and tlc's) go to stderr, colored as options.color says. On any error in

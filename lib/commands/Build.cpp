@@ -231,6 +231,8 @@ private:
     if (llvm::Error error =
             writeCompileCommands(Options, Plans, Tools.toolkit, &Parsed->userHeaders))
       return error;
+    if (!HostFunctionsNoted.exchange(true)) // once, though a relocatable retry parses again
+      noteHostFunctions(Parsed->hostFunctions, Options.name);
     if (Options.emitOnly)
       return llvm::Error::success();
     return renderSources(guessedModule(Parsed->module, Options.entries)).takeError();
@@ -273,7 +275,8 @@ private:
   PathRelocation Relocation; // how the cache spells paths (--base-dir)
   StagePlans Plans;          // the device build's turns relocatable on a device-side launch
   LauncherSources Sources;
-  std::atomic<bool> ParseFailed{false}; // stops the tools still running (StepRunner::cancel)
+  std::atomic<bool> ParseFailed{false};        // stops the tools still running (StepRunner::cancel)
+  std::atomic<bool> HostFunctionsNoted{false}; // noteHostFunctions: once per build
   StepRunner Runner;
   FileDigests Digests; // the inputs': for the key and the manifest
   // What the tasks found, each written by one task and read by the tasks after it.

@@ -13,6 +13,7 @@
 #include "support/Jobs.h"
 #include "support/Jobserver.h"
 #include "support/Process.h"
+#include "support/Terminal.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -369,6 +370,23 @@ void StagePlans::makeRelocatable(const CudaToolkit& toolkit) {
 
 std::vector<std::string> parsedInputs(const BuildOptions& options, const StagePlans& plans) {
   return plans.images ? plans.images->declarations : options.sources.inputs;
+}
+
+void noteHostFunctions(const std::vector<TranslationUnitFacts::HostFunction>& functions,
+                       const std::string& module) {
+  if (functions.empty())
+    return;
+  constexpr size_t kShown = 8;
+  std::string list;
+  for (size_t i = 0; i < functions.size() && i < kShown; ++i)
+    list += (i ? ", " : "") + functions[i].name + " (" + functions[i].location.str() + ")";
+  if (functions.size() > kShown)
+    list += " and " + std::to_string(functions.size() - kShown) + " more";
+  printToolMessage(MessageKind::Note,
+                   "host code of the inputs is not in lib" + module +
+                       ".so, which holds the kernels' launchers only (nvcc -shared would export "
+                       "it; docs/cli.md, \"Host code in the inputs\"): " +
+                       list);
 }
 
 llvm::Error writeCompileCommands(const BuildOptions& options, const StagePlans& plans,

@@ -15,6 +15,7 @@
 #include "builder/ToolPaths.h"
 #include "cache/Relocation.h"
 #include "cache/RemoteCache.h"
+#include "frontend/Extractor.h"
 #include "publish/Manifest.h"
 #include "render/Templates.h"
 #include "toolchain/Toolchain.h"
@@ -107,6 +108,12 @@ StagePlans planStages(ToolView& view, const CudaToolkit& toolkit);
 
 // What Clang parses: the sources, or the headers declaring the kernels of device images.
 std::vector<std::string> parsedInputs(const BuildOptions& options, const StagePlans& plans);
+
+// Says once, as a note, which host functions with external linkage the inputs define (Analysis):
+// nvcc's -shared library would export them, libNAME.so holds the kernels' launchers only
+// (docs/cli.md, "Host code in the inputs"). Nothing when there are none.
+void noteHostFunctions(const std::vector<TranslationUnitFacts::HostFunction>& functions,
+                       const std::string& module);
 
 // --compile-commands-out, from the options the build parses with (its sources, or the headers
 // declaring its images' kernels), and the user's headers the parse found (`headers`, header ->

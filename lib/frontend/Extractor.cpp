@@ -89,6 +89,9 @@ public:
     if (function->hasAttr<clang::CUDADeviceAttr>() && !function->isDependentContext() &&
         function->doesThisDeclarationHaveABody())
       recordDefinition(*function, DeviceSymbol::Kind::Function);
+    if (isExportedHostFunction(*function))
+      Facts.hostFunctions.push_back({function->getQualifiedNameAsString(),
+                                     presumedLocation(Context, function->getLocation())});
     return true;
   }
 
@@ -120,6 +123,20 @@ public:
   }
 
 private:
+  // A host function nvcc's -shared library would export: defined here, in the user's code (not a
+  // system header), with external linkage, not inline (constexpr, in-class member functions and
+  // templates are, or emit nothing of their own), and not `main`.
+  bool isExportedHostFunction(const clang::FunctionDecl& function) const {
+    if (Facts.declarationsOnly || !function.doesThisDeclarationHaveABody() ||
+        function.isDependentContext() || function.isTemplateInstantiation() ||
+        function.isInlined() || function.isMain() || function.isDeleted() ||
+        function.isDefaulted() || !function.isExternallyVisible())
+      return false;
+    if (function.hasAttr<clang::CUDADeviceAttr>() && !function.hasAttr<clang::CUDAHostAttr>())
+      return false;
+    return !isInSystemHeader(Context, function.getLocation());
+  }
+
   // A header of declarations for a device image's kernels (FrontendOptions::declarationsOnly):
   // each kernel it declares is one to launch, the first declaration standing for it, as no
   // definition will come.
