@@ -272,14 +272,18 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   const FrontendOptions& frontend = options.sources.frontend;
   ToolView view;
   ToolPaths& names = view.names;
+  // With device debug info the line tables name the real files (ToolPaths.h).
+  bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
+  names.useRealPaths(debugInfo);
   DeviceBuildOptions& device = view.device;
   device.name = options.name;
-  device.nvcc = names.link(tools.toolkit.root, "cuda") + "/bin/nvcc";
+  // With debug info the toolkit by its real path (always shell-safe), so that the line tables
+  // name its headers where they are.
+  device.nvcc = names.reach(tools.toolkit.root, "cuda") + "/bin/nvcc";
   device.targets = options.targets;
   device.standard = frontend.standard;
   device.launcher = options.launcher;
   device.relocatable = frontend.relocatable;
-  bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
   // A build of images: ptxas and fatbinary read them through links, nvcc reads nothing.
   bool images = hasImageInputs(options.sources.inputs);
   if (images)
@@ -295,7 +299,7 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
     device.inputNames.push_back(llvm::sys::path::filename(options.sources.inputs[i]).str());
   }
   if (!frontend.tlcIncludeDir.empty())
-    device.tlcIncludeDir = names.link(frontend.tlcIncludeDir, "tlc-include");
+    device.tlcIncludeDir = names.reach(frontend.tlcIncludeDir, "tlc-include");
   // -I/-D/-U/..., then nvcc's other options, then each input's compile-database flags: macros
   // keep that order.
   ToolPaths::Macros macros;
