@@ -111,7 +111,8 @@ public:
     });
     std::string key;
     if (Cache) {
-      auto computed = cacheKeyOf(Options, Tools, Identities, Paths, Relocation, *Cache, Digests);
+      auto computed = cacheKeyOf(Options, Tools, Identities, Names.realPaths(), Paths, Relocation,
+                                 *Cache, Digests);
       if (!computed)
         return computed.takeError();
       key = *computed;
