@@ -168,6 +168,11 @@ buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocati
   for (size_t i = 0; i < in.identities.size(); ++i)
     key.add("input-identity " + std::to_string(i),
             in.identities[i].lineName + "\n" + in.identities[i].hashedPath);
+  // With device debug info the tools are given folders by their real paths, which the image's
+  // line tables name (ToolPaths.h): the toolkit's, the -I folders', not relocated. (Without,
+  // there are none.)
+  for (const std::string& path : in.realPaths)
+    key.add("real-path", path);
   for (const std::string& file : in.templates)
     if (llvm::Error error = key.addFile("template " + llvm::sys::path::filename(file).str(), file))
       return error;

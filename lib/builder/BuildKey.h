@@ -32,6 +32,7 @@ struct KeyInputs {
   std::vector<std::string> templates;            // the template files
   const std::string& launcherTypes;              // tlc/launcher.h's text
   const std::vector<SourceIdentity>& identities; // per input: what nvcc is told of it
+  const std::vector<std::string>& realPaths;     // given to nvcc as they are (ToolPaths.h)
   std::vector<std::string> pythonInputs;         // with --python: the package's other inputs
   std::string toolMemoDir;                       // where the tools' hashes are remembered
 };

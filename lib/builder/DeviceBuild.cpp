@@ -56,6 +56,13 @@ bool wantsDeviceDebugInfo(const std::vector<std::string>& nvccFlags) {
   });
 }
 
+// -G alone: its images record ptxas's command line (-lineinfo's do not).
+static bool wantsDeviceDebug(const std::vector<std::string>& nvccFlags) {
+  return std::any_of(nvccFlags.begin(), nvccFlags.end(), [](llvm::StringRef flag) {
+    return flag == "-G" || flag == "--device-debug";
+  });
+}
+
 bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,
                      bool compilerLauncher) {
   return inputs > 1 || wantsRelocatable(nvccFlags) || compilerLauncher;
@@ -98,6 +105,8 @@ public:
     // Compiler caches (ccache, sccache) cache only `nvcc -c`: under a launcher every input is
     // compiled to a relocatable object and device-linked, the form they can reuse.
     Cacheable = !options.launcher.empty();
+    DebugInfo = wantsDeviceDebugInfo(options.nvccFlags);
+    Debug = wantsDeviceDebug(options.nvccFlags);
     Plan.relocatable =
         options.relocatable || relocatableCode(options.inputs.size(), options.nvccFlags, Cacheable);
   }
@@ -127,6 +136,16 @@ private:
   // The same file, for tlc itself.
   std::string absolute(const std::string& file) const {
     return Options.workDir.empty() ? file : Options.workDir + "/" + file;
+  }
+
+  // nvcc's environment beyond the build's: with device debug info, PWD names the folder it runs
+  // in as /proc/self/cwd, the same in every build, which cicc records as -G's compilation
+  // folder (DW_AT_comp_dir: LLVM takes $PWD where it is the current folder, else the folder's
+  // path, here the work folder's, which no two builds share). Every file the image names is
+  // absolute then (ToolPaths.h), so that folder resolves nothing.
+  void addEnvironment(Step& step) const {
+    if (DebugInfo)
+      step.environment.push_back("PWD=/proc/self/cwd");
   }
 
   // nvcc, under the compiler launcher (ccache, sccache) if one was given.
@@ -172,6 +191,7 @@ private:
     // compiler cache must not tell builds apart by their folder.
     if (Cacheable)
       step.environment.push_back("CCACHE_NOHASHDIR=1");
+    addEnvironment(step);
     step.argv.insert(step.argv.end(), mode.begin(), mode.end());
     for (const std::string& flag : gencodes(targets))
       step.argv.push_back(flag);
@@ -190,6 +210,15 @@ private:
       for (const char* tool : {"-Xcicc=", "-Xcudafe="})
         step.argv.push_back(tool + std::string("--orig_src_path_name,") +
                             Options.hashedPaths[index]);
+    // With -G, ptxas records its command line in the image, input included: nvcc's temporary
+    // `tmpxft_<pid>_..._k.ptx` would make every build's image differ. Kept intermediates are
+    // named after the input instead (`k.ptx`), in the copy's own folder, which no other input
+    // shares. (Under a compiler launcher the cached object is the same every time anyway.)
+    if (Debug && !Cacheable) {
+      llvm::StringRef folder = llvm::sys::path::parent_path(input);
+      step.argv.insert(step.argv.end(),
+                       {"--keep", "--keep-dir", folder.empty() ? "." : folder.str()});
+    }
     // No -MD: nvcc would preprocess the input once more, as host code, for headers the image
     // does not depend on; the parse lists the headers of the device side (Build.cpp).
     step.argv.insert(step.argv.end(), {input, "-o", output});
@@ -256,6 +285,7 @@ private:
   TargetImage linked(const GpuTarget& target, const std::vector<std::string>& objects) {
     std::string cubin = cubinName(target);
     Step link{"device link (" + target.code + ")", nvcc(), cubin, Options.workDir, {}};
+    addEnvironment(link);
     link.argv.insert(link.argv.end(),
                      {"-dlink", "-cubin", "-Xnvlink", "-ignore-host-info", target.gencode()});
     link.argv.insert(link.argv.end(), objects.begin(), objects.end());
@@ -297,6 +327,8 @@ private:
   const CudaToolkit& Toolkit;
   std::vector<std::string> Flags;
   bool Cacheable = false;
+  bool DebugInfo = false; // -lineinfo or -G among the flags
+  bool Debug = false;     // -G among them
   DevicePlan Plan;
 };
 

@@ -28,8 +28,8 @@
 
 namespace tlc {
 
-// Every path here is a name in the work folder (builder/ToolPaths.h), and every flag one that
-// reaches nvcc as is: safe for nvcc's shell steps.
+// Every path here is a name in the work folder or a real path checked safe (builder/ToolPaths.h),
+// and every flag one that reaches nvcc as is: safe for nvcc's shell steps.
 struct DeviceBuildOptions {
   std::string name;
   std::vector<std::string> inputs;     // "in0/a.cu"
@@ -49,8 +49,9 @@ struct DeviceBuildOptions {
   std::string workDir; // absolute: where the tools run
   // nvcc as the tools run it: through a link to the toolkit in the work folder ("cuda/bin/nvcc"),
   // so that nvcc, which finds its toolkit from its own argv[0], names the toolkit by that
-  // relative path in everything it records (nvlink's command line in a device-linked image, the
-  // include folders of -G's debug info). Empty: the toolkit's own nvcc.
+  // relative path in everything it records (nvlink's command line in a device-linked image);
+  // with device debug info by its real path, which the line tables then name (ToolPaths.h).
+  // Empty: the toolkit's own nvcc.
   std::string nvcc;
   std::vector<std::string> launcher; // runs nvcc under this (ccache, sccache), if set
 };

@@ -11,6 +11,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
@@ -72,15 +73,45 @@ static std::string absoluteOf(const std::string& path) {
 
 std::string ToolPaths::addLink(std::string name, const std::string& target,
                                const std::string& shown, bool copy) {
-  Links.push_back({name, target, shown, copy, ""});
+  Links.push_back({name, target, shown, copy, "", false});
   return name;
+}
+
+// A path nvcc may be given as it is: absolute, shell-safe, and without the ',' nvcc's option lists
+// split at.
+static bool safeAsItIs(const std::string& absolute) {
+  return isShellSafe(absolute) && !llvm::StringRef(absolute).contains(',');
+}
+
+bool ToolPaths::reachableAsItIs(const std::string& absolute) const {
+  return RealPaths && safeAsItIs(absolute);
+}
+
+std::string ToolPaths::reach(const std::string& path, const std::string& name) {
+  std::string absolute = absoluteOf(path);
+  if (!reachableAsItIs(absolute))
+    return link(path, name);
+  for (const Link& existing : Links)
+    if (existing.real && existing.name == absolute)
+      return absolute;
+  // Not made (materialize), only remembered: messages show the user's spelling again.
+  Links.push_back({absolute, absolute, path, false, "", true});
+  return absolute;
 }
 
 std::string ToolPaths::input(size_t index, const std::string& path,
                              const SourceIdentity& identity) {
   std::string absolute = absoluteOf(path);
   std::string folder = llvm::sys::path::parent_path(absolute).str();
-  addLink(inputFolder(index), folder, llvm::sys::path::parent_path(path).str(), false);
+  if (InputFolders.size() <= index)
+    InputFolders.resize(index + 1);
+  std::string shownFolder = llvm::sys::path::parent_path(path).str();
+  if (reachableAsItIs(folder)) {
+    Links.push_back({folder, folder, shownFolder, false, "", true});
+    InputFolders[index] = folder;
+  } else {
+    InputFolders[index] = addLink("src" + std::to_string(index), folder, shownFolder, false);
+  }
   std::string name =
       addLink("in" + std::to_string(index) + "/" + safeFileName(llvm::sys::path::filename(path)),
               absolute, path, true);
@@ -101,7 +132,7 @@ static llvm::Error copyInput(const std::string& from, const std::string& to,
 }
 
 std::string ToolPaths::inputFolder(size_t index) const {
-  return "src" + std::to_string(index);
+  return index < InputFolders.size() ? InputFolders[index] : "src" + std::to_string(index);
 }
 
 std::string ToolPaths::folder(const std::string& path) {
@@ -109,9 +140,11 @@ std::string ToolPaths::folder(const std::string& path) {
   auto known = FolderNames.find(absolute);
   if (known != FolderNames.end())
     return known->second;
-  std::string name = "inc" + std::to_string(FolderNames.size());
+  std::string name = reachableAsItIs(absolute)
+                         ? reach(path, "")
+                         : addLink("inc" + std::to_string(LinkedFolders++), absolute, path, false);
   FolderNames[absolute] = name;
-  return addLink(name, absolute, path, false);
+  return name;
 }
 
 std::string ToolPaths::link(const std::string& path, const std::string& name) {
@@ -213,7 +246,7 @@ llvm::Expected<std::vector<std::string>> ToolPaths::nvccFlags(const std::vector<
         std::string name = "pre" + std::to_string(Links.size()) + "-" +
                            safeFileName(llvm::sys::path::filename(value));
         out.push_back(argument.spelling);
-        out.push_back(link(value, name));
+        out.push_back(reach(value, name));
         continue;
       }
       case NvccValue::Program: {
@@ -258,6 +291,8 @@ llvm::Error ToolPaths::materialize() const {
     return inputError("cannot prepare '" + path + "' for the tools: " + why);
   };
   for (const Link& link : Links) {
+    if (link.real) // the tools are given its own path
+      continue;
     std::string path = Work + "/" + link.name;
     std::string parent = llvm::sys::path::parent_path(path).str();
     if (auto ec = llvm::sys::fs::create_directories(parent))
@@ -280,6 +315,8 @@ std::string ToolPaths::outside(llvm::StringRef path) const {
   if (llvm::sys::path::is_absolute(path))
     return absolutePath(path.str());
   for (const Link& link : Links) {
+    if (link.real)
+      continue;
     llvm::StringRef rest = path;
     if (!rest.consume_front(link.name) || !(rest.empty() || rest.starts_with("/")))
       continue;
@@ -320,8 +357,18 @@ std::string ToolPaths::message(llvm::StringRef text) const {
   return out;
 }
 
+std::vector<std::string> ToolPaths::realPaths() const {
+  std::vector<std::string> paths;
+  for (const Link& link : Links)
+    if (link.real && std::find(paths.begin(), paths.end(), link.name) == paths.end())
+      paths.push_back(link.name);
+  return paths;
+}
+
 std::string ToolPaths::argument(llvm::StringRef arg) const {
   for (const Link& link : Links) {
+    if (link.real) // the argument names it already
+      continue;
     size_t at = arg.find(link.name);
     if (at == llvm::StringRef::npos)
       continue;

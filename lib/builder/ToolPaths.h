@@ -4,10 +4,18 @@
 // path of its input among them, so no path or flag a tool gets may hold a character the shell
 // interprets. This holds by construction, not by screening names: the tools run in the build's
 // work folder, whose own path tlc chose from safe characters (Staging), and every path they are
-// given is a relative name tlc chose there. Inputs are copied in (`in0/kernel.cu`; `#include
-// "x.h"` still finds x.h beside the original, through the input's folder, added first); other
-// folders are reached through symbolic links (`inc0` for the first -I folder, `tlc-include`,
-// ...); outputs are written there. Macros and flags reach nvcc only when made of safe characters
+// given is either a name tlc chose there or a real path tlc checked (isShellSafe, absolute, no
+// ','). Inputs are copied in (`in0/kernel.cu`, which names the original in its line marker;
+// `#include "x.h"` still finds x.h beside the original, through the input's folder, added first).
+// Folders and files outside (an -I folder, the input's folder, the toolkit, tlc's headers, an
+// -include) are reached through symbolic links there (`inc0`, `src0`, `cuda`, ...), whose stable
+// relative names are what nvcc records of them (__FILE__, nvlink's note of its library folders):
+// the same bytes from every checkout and every copy of the toolkit. With device debug info
+// (useRealPaths: -lineinfo, -G) each is given by its real path instead where that is safe, so that
+// the line tables name the files profilers and debuggers open, the same in every build (the
+// input is named by its absolute path then too, SourceIdentity); only a path that is not safe is
+// still reached through a link, whose name is then what the line table records. Outputs are
+// written there. Macros and flags reach nvcc only when made of safe characters
 // (isShellSafe); a macro that is not is defined in a header nvcc force-includes, and a flag that
 // is not is a usage error naming it. The one exception is tlc's own `-gencode=arch=...,code=[...]`
 // list syntax, which nvcc parses itself and never passes on (DeviceBuild.cpp).
@@ -56,15 +64,24 @@ public:
   // before anything is made.
   ToolPaths() = default;
   void setWorkDir(std::string workDir) { Work = std::move(workDir); }
+  // Device debug info: folders and files outside are given by their real paths where safe (the
+  // class comment says why); called before any name is chosen.
+  void useRealPaths(bool real) { RealPaths = real; }
   const std::string& workDir() const { return Work; }
 
   // The name a tool uses for input `index` ("in0/vadd.cu"): a copy of `path` that starts with a
-  // line marker naming `identity.lineName`, made by materialize(); inputFolder(index) ("src0")
-  // links to the folder holding the original.
+  // line marker naming `identity.lineName`, made by materialize(); inputFolder(index) is the
+  // folder holding the original: "src0", a link to it, or under useRealPaths its real path when
+  // safe.
   std::string input(size_t index, const std::string& path, const SourceIdentity& identity);
   std::string inputFolder(size_t index) const;
-  // A link to a folder or file outside the work folder ("inc0", or `name` when given).
+  // A folder outside the work folder: under useRealPaths its real path when safe, else a link
+  // ("inc0").
   std::string folder(const std::string& path);
+  // A folder or file outside the work folder as nvcc reaches it: under useRealPaths its real
+  // path when safe, else link(path, name).
+  std::string reach(const std::string& path, const std::string& name);
+  // A link to a folder or file outside the work folder, named `name`, whatever its path.
   std::string link(const std::string& path, const std::string& name);
 
   // Macros that cannot reach nvcc on its command line, in order.
@@ -93,6 +110,9 @@ public:
   std::string message(llvm::StringRef text) const;
   // A tool's argument as the manifest records it: links shown as the paths they stand for.
   std::string argument(llvm::StringRef arg) const;
+  // The folders and files the tools are given by their real paths (useRealPaths), in the order
+  // first given: with device debug info the image names them, so the cache keys them.
+  std::vector<std::string> realPaths() const;
 
 private:
   struct Link {
@@ -101,6 +121,7 @@ private:
     std::string shown;    // as the user spelled it, for messages
     bool copy = false;    // an input: copied, not linked
     std::string lineName; // a copy: the name its line marker gives it
+    bool real = false;    // given by its real path (name == target): nothing made, only shown
   };
   std::string addLink(std::string name, const std::string& target, const std::string& shown,
                       bool copy);
@@ -109,10 +130,14 @@ private:
   // -ccbin's value: a name nvcc looks up on PATH as it is; a path as a linked folder and the
   // program's name; an error if that name is not shell-safe.
   llvm::Expected<std::string> program(llvm::StringRef value);
+  bool reachableAsItIs(const std::string& absolute) const;
 
   std::string Work;
   std::vector<Link> Links;
-  std::map<std::string, std::string> FolderNames; // absolute target -> link name
+  std::map<std::string, std::string> FolderNames; // absolute target -> name the tools get
+  std::vector<std::string> InputFolders;          // per input: its folder as the tools get it
+  size_t LinkedFolders = 0;                       // "inc<N>" links made so far
+  bool RealPaths = false;
   std::map<std::string, std::string> Headers;     // name -> contents
 };
 

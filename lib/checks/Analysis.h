@@ -8,6 +8,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@ struct Analysis {
   // Per input, in input order: what its own parse opened (each input's compile is cached with
   // the files it read: commands/BuildCaching.h).
   std::vector<std::vector<std::string>> filesReadByInput;
+  // Each header of the user's an input includes (absolute) -> the first input, in their order,
+  // that includes it: the command clangd should use for it (CompileCommands.h).
+  std::map<std::string, std::string> userHeaders;
+  // The inputs' host functions with external linkage, each once, in the inputs' order
+  // (TranslationUnitFacts::hostFunctions).
+  std::vector<TranslationUnitFacts::HostFunction> hostFunctions;
 };
 
 // Diagnostics (Clang's and tlc's) go to stderr, colored as options.color says. On any error in

@@ -103,7 +103,8 @@ public:
     });
     std::string key;
     if (Cache) {
-      auto computed = cacheKeyOf(Options, Tools, Identities, Paths, Relocation, *Cache, Digests);
+      auto computed = cacheKeyOf(Options, Tools, Identities, Names.realPaths(), Paths, Relocation,
+                                 *Cache, Digests);
       if (!computed)
         return computed.takeError();
       key = *computed;
@@ -357,6 +358,13 @@ private:
     if (!analyzed)
       return analyzed.takeError();
     Parsed = std::move(*analyzed);
+    // The database again, now with the headers the inputs include (written before the build
+    // with those it listed already).
+    if (llvm::Error error =
+            writeCompileCommands(Options, Plans, Tools.toolkit, &Parsed->userHeaders))
+      return error;
+    if (!HostFunctionsNoted.exchange(true)) // once, though a relocatable retry parses again
+      noteHostFunctions(Parsed->hostFunctions, Options.name);
     if (Options.emitOnly)
       return llvm::Error::success();
     return renderSources(guessedModule(Parsed->module, Options.entries)).takeError();
@@ -399,7 +407,8 @@ private:
   PathRelocation Relocation; // how the cache spells paths (--base-dir)
   StagePlans Plans;          // the device build's turns relocatable on a device-side launch
   LauncherSources Sources;
-  std::atomic<bool> ParseFailed{false}; // stops the tools still running (StepRunner::cancel)
+  std::atomic<bool> ParseFailed{false};        // stops the tools still running (StepRunner::cancel)
+  std::atomic<bool> HostFunctionsNoted{false}; // noteHostFunctions: once per build
   StepRunner Runner;
   FileDigests Digests; // the inputs': for the key and the manifest
   // What the tasks found, each written by one task and read by the tasks after it.

@@ -24,6 +24,7 @@ static const char* const kToolMessages = ".tool-messages";
 
 llvm::Expected<std::string> cacheKeyOf(const BuildOptions& options, const BuildTools& tools,
                                        const std::vector<SourceIdentity>& identities,
+                                       const std::vector<std::string>& realPaths,
                                        const DisplayPaths& paths, const PathRelocation& relocation,
                                        const TieredCache& cache, FileDigests& digests) {
   KeyInputs inputs{options,
@@ -32,6 +33,7 @@ llvm::Expected<std::string> cacheKeyOf(const BuildOptions& options, const BuildT
                    tools.templates.files(),
                    tools.launcherTypes,
                    identities,
+                   realPaths,
                    options.python ? pythonPackageInputs(options.pythonHelpersDir,
                                                         options.sources.frontend.tlcIncludeDir)
                                   : std::vector<std::string>(),

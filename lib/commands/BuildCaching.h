@@ -23,9 +23,11 @@ namespace tlc {
 
 // The key of the build of `options` (buildCacheKey): the options, the tools, the inputs by
 // content (`digests`, which the manifest shares) and by the names nvcc is told (`identities`),
-// with --python what the package is made of.
+// and the paths the tools are given as they are (`realPaths`, which the image may name), with
+// --python what the package is made of.
 llvm::Expected<std::string> cacheKeyOf(const BuildOptions& options, const BuildTools& tools,
                                        const std::vector<SourceIdentity>& identities,
+                                       const std::vector<std::string>& realPaths,
                                        const DisplayPaths& paths, const PathRelocation& relocation,
                                        const TieredCache& cache, FileDigests& digests);
 

@@ -13,6 +13,7 @@
 #include "support/Jobs.h"
 #include "support/Jobserver.h"
 #include "support/Process.h"
+#include "support/Terminal.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -307,14 +308,18 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   const FrontendOptions& frontend = options.sources.frontend;
   ToolView view;
   ToolPaths& names = view.names;
+  // With device debug info the line tables name the real files (ToolPaths.h).
+  bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
+  names.useRealPaths(debugInfo);
   DeviceBuildOptions& device = view.device;
   device.name = options.name;
-  device.nvcc = names.link(tools.toolkit.root, "cuda") + "/bin/nvcc";
+  // With debug info the toolkit by its real path (always shell-safe), so that the line tables
+  // name its headers where they are.
+  device.nvcc = names.reach(tools.toolkit.root, "cuda") + "/bin/nvcc";
   device.targets = options.targets;
   device.standard = frontend.standard;
   device.launcher = options.launcher;
   device.relocatable = frontend.relocatable;
-  bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
   // A build of images: ptxas and fatbinary read them through links, nvcc reads nothing.
   bool images = hasImageInputs(options.sources.inputs);
   if (images)
@@ -330,7 +335,7 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
     device.inputNames.push_back(llvm::sys::path::filename(options.sources.inputs[i]).str());
   }
   if (!frontend.tlcIncludeDir.empty())
-    device.tlcIncludeDir = names.link(frontend.tlcIncludeDir, "tlc-include");
+    device.tlcIncludeDir = names.reach(frontend.tlcIncludeDir, "tlc-include");
   // -I/-D/-U/..., then nvcc's other options, then each input's compile-database flags: macros
   // keep that order.
   ToolPaths::Macros macros;
@@ -407,12 +412,30 @@ std::vector<std::string> parsedInputs(const BuildOptions& options, const StagePl
   return plans.images ? plans.images->declarations : options.sources.inputs;
 }
 
+void noteHostFunctions(const std::vector<TranslationUnitFacts::HostFunction>& functions,
+                       const std::string& module) {
+  if (functions.empty())
+    return;
+  constexpr size_t kShown = 8;
+  std::string list;
+  for (size_t i = 0; i < functions.size() && i < kShown; ++i)
+    list += (i ? ", " : "") + functions[i].name + " (" + functions[i].location.str() + ")";
+  if (functions.size() > kShown)
+    list += " and " + std::to_string(functions.size() - kShown) + " more";
+  printToolMessage(MessageKind::Note,
+                   "host code of the inputs is not in lib" + module +
+                       ".so, which holds the kernels' launchers only (nvcc -shared would export "
+                       "it; docs/cli.md, \"Host code in the inputs\"): " +
+                       list);
+}
+
 llvm::Error writeCompileCommands(const BuildOptions& options, const StagePlans& plans,
-                                 const CudaToolkit& toolkit) {
+                                 const CudaToolkit& toolkit,
+                                 const std::map<std::string, std::string>* headers) {
   if (options.compileCommandsOut.empty())
     return llvm::Error::success();
   return writeCompileDatabase(options.compileCommandsOut, parsedInputs(options, plans),
-                              options.sources.frontend, toolkit);
+                              options.sources.frontend, toolkit, headers);
 }
 
 ToolReleases toolReleases(const BuildTools& tools) {

@@ -15,6 +15,7 @@
 #include "builder/ToolPaths.h"
 #include "cache/Relocation.h"
 #include "cache/RemoteCache.h"
+#include "frontend/Extractor.h"
 #include "publish/Manifest.h"
 #include "render/Templates.h"
 #include "toolchain/Toolchain.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/Error.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -111,10 +113,18 @@ StagePlans planStages(ToolView& view, const CudaToolkit& toolkit);
 // What Clang parses: the sources, or the headers declaring the kernels of device images.
 std::vector<std::string> parsedInputs(const BuildOptions& options, const StagePlans& plans);
 
+// Says once, as a note, which host functions with external linkage the inputs define (Analysis):
+// nvcc's -shared library would export them, libNAME.so holds the kernels' launchers only
+// (docs/cli.md, "Host code in the inputs"). Nothing when there are none.
+void noteHostFunctions(const std::vector<TranslationUnitFacts::HostFunction>& functions,
+                       const std::string& module);
+
 // --compile-commands-out, from the options the build parses with (its sources, or the headers
-// declaring its images' kernels); nothing without it.
+// declaring its images' kernels), and the user's headers the parse found (`headers`, header ->
+// input; nullptr before the parse: those the database lists already); nothing without it.
 llvm::Error writeCompileCommands(const BuildOptions& options, const StagePlans& plans,
-                                 const CudaToolkit& toolkit);
+                                 const CudaToolkit& toolkit,
+                                 const std::map<std::string, std::string>* headers = nullptr);
 
 // The versions of the tools, as NAME.json records them (nvcc's was read when the toolkit was
 // found).

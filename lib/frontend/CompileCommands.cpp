@@ -16,6 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <set>
+
 namespace tlc {
 
 namespace {
@@ -171,6 +174,28 @@ static llvm::Error checkReplaceable(const std::string& path, const std::string& 
                     "; tlc replaces only what it wrote there: name another file");
 }
 
+// The headers a database tlc wrote at `path` lists: its entries but the inputs' (a `.cu` file is
+// taken for a former input, not a header), each a file that still exists. None when there is no
+// such database (checkReplaceable said it is ours).
+static std::vector<std::string> headersListed(const std::string& path) {
+  std::vector<std::string> headers;
+  auto text = readFile(path, kCompileDatabaseReadLimit);
+  if (!text) {
+    llvm::consumeError(text.takeError());
+    return headers;
+  }
+  nlohmann::json database = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!database.is_array())
+    return headers;
+  for (const nlohmann::json& entry : database)
+    if (entry.is_object() && entry.contains("file") && entry["file"].is_string()) {
+      std::string file = entry["file"].get<std::string>();
+      if (llvm::sys::path::extension(file) != ".cu" && llvm::sys::fs::is_regular_file(file))
+        headers.push_back(file);
+    }
+  return headers;
+}
+
 llvm::Error checkCompileDatabaseOut(const std::string& path) {
   if (llvm::Error error = checkReplaceable(path, path, /*header=*/false))
     return error;
@@ -178,7 +203,8 @@ llvm::Error checkCompileDatabaseOut(const std::string& path) {
 }
 
 llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std::string>& inputs,
-                                 const FrontendOptions& options, const CudaToolkit& toolkit) {
+                                 const FrontendOptions& options, const CudaToolkit& toolkit,
+                                 const std::map<std::string, std::string>* headers) {
   llvm::SmallString<256> directory;
   if (std::error_code ec = llvm::sys::fs::current_path(directory))
     return inputError("cannot write '" + path + "': no working folder: " + ec.message());
@@ -193,14 +219,24 @@ llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std:
     return inputError("cannot create the folder of '" + path + "': " + ec.message());
 
   nlohmann::json entries = nlohmann::json::array();
-  for (const std::string& input : inputs) {
+  std::set<std::string> files;
+  auto add = [&](const std::string& input, const std::string& file) {
     std::vector<std::string> arguments = editorCommandLine(input, options, toolkit, compatHeader);
-    std::string file = absolutePath(input);
     arguments.back() = file; // the input, last: as `file` names it
     entries.push_back({{"directory", directory.str().str()},
                        {"file", file},
                        {"arguments", std::move(arguments)}});
-  }
+  };
+  for (const std::string& input : inputs)
+    if (files.insert(absolutePath(input)).second)
+      add(input, absolutePath(input));
+  std::map<std::string, std::string> known;
+  if (!headers && !inputs.empty())
+    for (const std::string& header : headersListed(database))
+      known.emplace(header, inputs.front());
+  for (const auto& [header, input] : headers ? *headers : known)
+    if (files.insert(header).second)
+      add(input, header);
   // The header first: the database never names a file that is not there.
   if (llvm::Error error = replaceFileIfChanged(compatHeader, parseCompatHeader(toolkit)))
     return error;

@@ -57,11 +57,17 @@ llvm::Error checkCompileDatabaseOut(const std::string& path);
 
 // Writes a compilation database at `path` with one entry per input: `directory` the working
 // folder, `file` the input's absolute path, `arguments` the Clang parse tlc runs on it
-// (editorCommandLine()). The compatibility header the entries force-include is written beside it
+// (editorCommandLine()); then one per header of the user's the inputs include, with the command
+// of the input that includes it, the header in the input's place, so that clangd parses a
+// shared header as CUDA, never with a command it would infer from the nearest file (a C file's,
+// `-x c-header`). `headers`: header -> input (Analysis::userHeaders), known after the parse;
+// nullptr (before it) keeps the headers the database at `path` lists already, each with the first
+// input's command. The compatibility header the entries force-include is written beside it
 // (`<path without .json>.tlc_nvcc_compat.h`) first. Each file is replaced atomically and only
 // when its content changes, after checkCompileDatabaseOut; InputError if one cannot be
 // written.
 llvm::Error writeCompileDatabase(const std::string& path, const std::vector<std::string>& inputs,
-                                 const FrontendOptions& options, const CudaToolkit& toolkit);
+                                 const FrontendOptions& options, const CudaToolkit& toolkit,
+                                 const std::map<std::string, std::string>* headers = nullptr);
 
 } // namespace tlc

@@ -10,6 +10,7 @@
 #include "frontend/Symbols.h"
 #include "frontend/TensorMapSpecs.h"
 #include "model/EnumTables.h"
+#include "support/Files.h"
 #include "support/Identifiers.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -88,6 +89,9 @@ public:
     if (function->hasAttr<clang::CUDADeviceAttr>() && !function->isDependentContext() &&
         function->doesThisDeclarationHaveABody())
       recordDefinition(*function, DeviceSymbol::Kind::Function);
+    if (isExportedHostFunction(*function))
+      Facts.hostFunctions.push_back({function->getQualifiedNameAsString(),
+                                     presumedLocation(Context, function->getLocation())});
     return true;
   }
 
@@ -119,6 +123,20 @@ public:
   }
 
 private:
+  // A host function nvcc's -shared library would export: defined here, in the user's code (not a
+  // system header), with external linkage, not inline (constexpr, in-class member functions and
+  // templates are, or emit nothing of their own), and not `main`.
+  bool isExportedHostFunction(const clang::FunctionDecl& function) const {
+    if (Facts.declarationsOnly || !function.doesThisDeclarationHaveABody() ||
+        function.isDependentContext() || function.isTemplateInstantiation() ||
+        function.isInlined() || function.isMain() || function.isDeleted() ||
+        function.isDefaulted() || !function.isExternallyVisible())
+      return false;
+    if (function.hasAttr<clang::CUDADeviceAttr>() && !function.hasAttr<clang::CUDAHostAttr>())
+      return false;
+    return !isInSystemHeader(Context, function.getLocation());
+  }
+
   // A header of declarations for a device image's kernels (FrontendOptions::declarationsOnly):
   // each kernel it declares is one to launch, the first declaration standing for it, as no
   // definition will come.
@@ -505,6 +523,21 @@ private:
       if (!it->first.getName().starts_with(virtualFolder.str() + "/"))
         Facts.filesRead.push_back(it->first.getName().str());
     std::sort(Facts.filesRead.begin(), Facts.filesRead.end());
+    // The user's headers: files entered as user files (a -I folder's, the input's folder's), not
+    // as system ones. The preamble holds only the force-included system headers (Preamble.h), so
+    // every user header is a local entry.
+    clang::OptionalFileEntryRef mainFile = sources.getFileEntryRefForID(sources.getMainFileID());
+    std::set<std::string> headers;
+    for (unsigned i = 0; i < sources.local_sloc_entry_size(); ++i) {
+      const clang::SrcMgr::SLocEntry& entry = sources.getLocalSLocEntry(i);
+      if (!entry.isFile() || clang::SrcMgr::isSystem(entry.getFile().getFileCharacteristic()))
+        continue;
+      clang::OptionalFileEntryRef file = entry.getFile().getContentCache().OrigEntry;
+      if (!file || (mainFile && *file == *mainFile) || file->getName() == parseCompatHeaderPath())
+        continue;
+      headers.insert(absolutePath(file->getName().str()));
+    }
+    Facts.userHeaders.assign(headers.begin(), headers.end());
   }
 
   clang::Preprocessor& Preprocessor;

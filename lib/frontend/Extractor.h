@@ -30,8 +30,19 @@ struct TranslationUnitFacts {
   // instantiates them.
   std::vector<std::string> libraryKernelTemplates;
   std::vector<std::string> filesRead; // every file Clang opened (inputs and headers)
-  bool deviceSideLaunch = false;      // a kernel launched from device code: relocatable code needed
-  bool fromPreamble = false; // the parse loaded a precompiled preamble (frontend/Preamble.h)
+  // The headers of the user's (not system headers) the input includes, absolute, sorted: each
+  // gets the input's command in the compilation database tlc writes (CompileCommands.h).
+  std::vector<std::string> userHeaders;
+  // Host functions with external linkage the input defines (its own or its user headers'): nvcc's
+  // -shared library would export them, tlc's library has only the kernels' launchers, and the
+  // build says so once (`main` is none of them).
+  struct HostFunction {
+    std::string name; // qualified C++ name
+    SourceLocation location;
+  };
+  std::vector<HostFunction> hostFunctions;
+  bool deviceSideLaunch = false; // a kernel launched from device code: relocatable code needed
+  bool fromPreamble = false;     // the parse loaded a precompiled preamble (frontend/Preamble.h)
   // Set before the parse: the input declares kernels of a device image (FrontendOptions).
   bool declarationsOnly = false;
 };

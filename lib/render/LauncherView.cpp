@@ -48,6 +48,7 @@ static nlohmann::json targetsView(const std::vector<std::string>& targets) {
 static nlohmann::json buildSection(const LauncherFacts& facts) {
   return {{"module", facts.name},
           {"MODULE", llvm::StringRef(facts.name).upper()},
+          {"cxx_module", cxxIdentifier(facts.name)},
           {"tlc_version", tlcVersion()},
           {"inputs", facts.inputs},
           {"targets", targetsView(facts.targets)},
@@ -99,6 +100,121 @@ static bool takesCudaPointer(const CType& type) {
   bool mirror = type.baseKind == CType::Base::Half || type.baseKind == CType::Base::BFloat16 ||
                 type.baseKind == CType::Base::Half2 || type.baseKind == CType::Base::BFloat162;
   return mirror && type.pointers.size() == 1;
+}
+
+// C++ keywords and alternative tokens that C does not reserve: a module or launcher named so gets
+// a '_' in namespace tlc::NAME (cxxIdentifier).
+static bool isCxxOnlyKeyword(llvm::StringRef name) {
+  static const char* const keywords[] = {"alignas",
+                                         "alignof",
+                                         "and",
+                                         "and_eq",
+                                         "asm",
+                                         "bitand",
+                                         "bitor",
+                                         "bool",
+                                         "catch",
+                                         "char8_t",
+                                         "char16_t",
+                                         "char32_t",
+                                         "class",
+                                         "compl",
+                                         "concept",
+                                         "consteval",
+                                         "constexpr",
+                                         "constinit",
+                                         "const_cast",
+                                         "co_await",
+                                         "co_return",
+                                         "co_yield",
+                                         "decltype",
+                                         "delete",
+                                         "dynamic_cast",
+                                         "explicit",
+                                         "export",
+                                         "false",
+                                         "friend",
+                                         "mutable",
+                                         "namespace",
+                                         "new",
+                                         "noexcept",
+                                         "not",
+                                         "not_eq",
+                                         "nullptr",
+                                         "operator",
+                                         "or",
+                                         "or_eq",
+                                         "private",
+                                         "protected",
+                                         "public",
+                                         "reinterpret_cast",
+                                         "requires",
+                                         "static_assert",
+                                         "static_cast",
+                                         "template",
+                                         "this",
+                                         "thread_local",
+                                         "throw",
+                                         "true",
+                                         "try",
+                                         "typeid",
+                                         "typename",
+                                         "using",
+                                         "virtual",
+                                         "wchar_t",
+                                         "xor",
+                                         "xor_eq"};
+  for (const char* keyword : keywords)
+    if (name == keyword)
+      return true;
+  return false;
+}
+
+std::string cxxIdentifier(const std::string& name) {
+  return isCxxOnlyKeyword(name) ? name + "_" : name;
+}
+
+// Whether a C++ declaration may qualify this base type with `::` (every name but the
+// fundamental types' keywords): NAME.h's C++ launchers spell each type they take so, since a
+// launcher's own name in namespace tlc::NAME would hide a global type of the same name.
+static bool cxxQualifies(llvm::StringRef base) {
+  static const char* const fundamental[] = {"void",  "bool",   "char",   "short",    "int",  "long",
+                                            "float", "double", "signed", "unsigned", "_Bool"};
+  llvm::StringRef first = base.split(' ').first;
+  for (const char* keyword : fundamental)
+    if (first == keyword)
+      return false;
+  return !base.empty();
+}
+
+// A record the C++ launchers accept a caller's own type for (tlc_record): one C spells field
+// by field.
+static bool byFields(const Module& module, const std::string& cName) {
+  for (const Record& record : module.records)
+    if (record.cName == cName)
+      return !record.opaque;
+  return false;
+}
+
+// The C++ launchers' view of the records: each non-opaque record's fields under their C++
+// names, and for a field that is a record by value, that record, whose layout is checked in turn.
+static void addCxxRecordViews(const Module& module, nlohmann::json& view) {
+  for (size_t r = 0; r < module.records.size(); ++r) {
+    const Record& record = module.records[r];
+    nlohmann::json& recordView = view["records"][r];
+    recordView["by_fields"] = !record.opaque;
+    for (size_t f = 0; f < record.fields.size(); ++f) {
+      const RecordField& field = record.fields[f];
+      nlohmann::json& fieldView = recordView["fields"][f];
+      fieldView["cxx_name"] = field.name;
+      fieldView["owner"] = record.name;
+      bool nested = field.ctype.baseKind == CType::Base::Record && field.ctype.pointers.empty() &&
+                    byFields(module, field.ctype.base);
+      fieldView["has_record"] = nested;
+      if (nested)
+        fieldView["record"] = field.ctype.base;
+    }
+  }
 }
 
 // The byte structs of untyped parameters, one per C type, in size and alignment order.
@@ -155,7 +271,30 @@ static void addPresentationHelpers(const Module& module, const LauncherFacts& fa
       cudaPointers |= cudaPointer;
     }
     kernelView["has_cuda_pointers"] = cudaPointers;
+    for (size_t p = 0; p < kernel.params.size(); ++p) {
+      const CType& type = kernel.params[p].ctype;
+      nlohmann::json& paramView = kernelView["params"][p];
+      bool record = type.baseKind == CType::Base::Record && byFields(module, type.base) &&
+                    !kernel.params[p].tensorMap;
+      paramView["cxx_record"] = record && type.pointers.empty();
+      paramView["cxx_record_pointer"] = record && type.pointers.size() == 1;
+      paramView["c_type"]["cxx_global"] = cxxQualifies(type.base);
+    }
   }
+  // Launcher names in namespace tlc::NAME: C++ keywords get a '_', kept apart from the others.
+  std::set<std::string> cxxNames;
+  for (const Kernel& kernel : module.kernels)
+    cxxNames.insert(kernel.launcher);
+  for (size_t k = 0; k < module.kernels.size(); ++k) {
+    std::string name = module.kernels[k].launcher;
+    if (isCxxOnlyKeyword(name))
+      do
+        name += "_";
+      while (cxxNames.count(name));
+    cxxNames.insert(name);
+    view["kernels"][k]["cxx_launcher"] = name;
+  }
+  addCxxRecordViews(module, view);
   view["kernel_count"] = module.kernels.size();
   view["has_records"] = !module.records.empty();
   view["byte_types"] = byteTypes(module);

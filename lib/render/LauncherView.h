@@ -30,6 +30,10 @@ struct LauncherFacts {
 // A record field's name in the C mirror: `restrict` and C's other reserved words get a '_'.
 std::string cFieldName(const std::string& name);
 
+// A module's or launcher's name in namespace tlc::NAME of NAME.h's C++ launchers: a C++ keyword
+// C does not reserve (`new`, `class`, `and`) gets a '_'.
+std::string cxxIdentifier(const std::string& name);
+
 // `module` must carry its derived facts (model/DerivedFacts.h), as buildModule and
 // selectEntries leave it.
 nlohmann::json launcherView(const Module& module, const LauncherFacts& facts);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # clangd_check.sh TLC KERNEL SCRATCH: clangd-22 checks KERNEL with the entry tlc wrote for it, and
 # finds no error; a copy with an error in a kernel's body gets that error (so the bodies are
-# parsed, and the check can fail). Exit 77 (skipped) without clangd-22.
+# parsed, and the check can fail); a header the kernels share gets a CUDA entry of its own, which
+# clangd uses rather than borrow a C file's command. Exit 77 (skipped) without clangd-22.
 set -euo pipefail
 tlc=$1 kernel=$2 scratch=$3
 clangd=${TLC_CLANGD:-clangd-22}
@@ -49,6 +50,38 @@ errors=$(check "$broken" "$scratch/broken/db")
 echo "clangd on the broken copy: ${errors:-no summary} errors"
 if [ -z "$errors" ] || [ "$errors" = 0 ] || ! grep -q "not_declared_here" "$scratch/clangd.log"; then
   echo "FAIL: clangd did not report the undeclared name (log: $scratch/clangd.log)"
+  cat "$scratch/clangd.log"
+  exit 1
+fi
+
+# A shared header in a -I folder, and a C file of the project named like it, whose entry follows
+# tlc's in the database (as CMake's merge puts them): without an entry of its own, clangd borrows
+# the C file's command for the header (-x c-header: 'cstdint' file not found, __device__ unknown).
+project=$scratch/header
+mkdir -p "$project/include" "$project/kernels"
+printf '#pragma once\n#include <cstdint>\nstruct Tile { int32_t w; };\n__device__ inline int twice(int x) { return 2 * x; }\n' >"$project/include/tile.h"
+printf '#include "tile.h"\n__global__ void k(Tile t, int* o) { *o = twice(t.w); }\n' >"$project/kernels/k.cu"
+printf 'int tile_count(void) { return 1; }\n' >"$project/tile.c"
+(cd "$project" && "$tlc" build kernels/k.cu -I include -o out --arch sm_90a -q \
+  --compile-commands-out "$project/db/compile_commands.json")
+python3 - "$project" <<'PYTHON'
+import json, sys
+project = sys.argv[1]
+path = project + "/db/compile_commands.json"
+entries = json.load(open(path))
+entries.append({"directory": project, "file": project + "/tile.c",
+                "arguments": ["cc", "-I", project + "/include", "-c", "tile.c", "-o", "tile.o"]})
+json.dump(entries, open(path, "w"), indent=2)
+PYTHON
+errors=$(check "$project/include/tile.h" "$project/db")
+echo "clangd on the shared header: ${errors:-no summary} errors"
+grep -q "Compile command from CDB is: .*-x cuda" "$scratch/clangd.log" || {
+  echo "FAIL: clangd did not use a CUDA entry for the shared header (log: $scratch/clangd.log)"
+  cat "$scratch/clangd.log"
+  exit 1
+}
+if [ "$errors" != 0 ]; then
+  echo "FAIL: clangd found errors in the shared header (log: $scratch/clangd.log)"
   cat "$scratch/clangd.log"
   exit 1
 fi

@@ -71,15 +71,50 @@ template <typename ToFloat> std::vector<float> edgeCases(ToFloat toFloat) {
   return values;
 }
 
+// Doubles where a conversion to 16 bits decides something: the exact midpoint between each two
+// neighbours of the 16-bit type, and the doubles one ulp either side of it (which a conversion
+// rounding to float first would round onto the midpoint, then to even: the wrong way for one of
+// them); every value and the specials; a sweep of double bit patterns.
+template <typename ToFloat> std::vector<double> doubleEdgeCases(ToFloat toFloat) {
+  std::vector<double> values;
+  for (uint32_t bits = 0; bits < 0xffff; ++bits) {
+    double value = toFloat(static_cast<uint16_t>(bits));
+    double next = toFloat(static_cast<uint16_t>(bits + 1));
+    if (std::isnan(value))
+      continue;
+    for (double v : {value, -value})
+      values.push_back(v);
+    if (!std::isfinite(value) || !std::isfinite(next) || std::signbit(value) != std::signbit(next))
+      continue;
+    double midpoint = (value + next) / 2;
+    for (double v : {midpoint, -midpoint}) {
+      values.push_back(v);
+      values.push_back(std::nextafter(v, -std::numeric_limits<double>::infinity()));
+      values.push_back(std::nextafter(v, std::numeric_limits<double>::infinity()));
+    }
+  }
+  for (double v :
+       {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::max(), 1e300, 3.5e38,
+        1e-300, std::numeric_limits<double>::denorm_min(), 0.0, std::nan("")})
+    for (double sign : {1.0, -1.0})
+      values.push_back(v * sign);
+  for (uint64_t bits = 0; bits < (1ull << 63); bits += 0x00000d1b71758e21ull) {
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    values.push_back(value);
+  }
+  return values;
+}
+
 } // namespace
 
 TEST_CASE("tlc_half_from_float and tlc_half_to_float match CUDA's host conversions bit for bit") {
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
-    tlc_half half;
-    half.bits = static_cast<uint16_t>(bits);
+    tlc_half mirror;
+    mirror.bits = static_cast<uint16_t>(bits);
     __half_raw raw;
-    raw.x = half.bits;
-    uint32_t ours = bitsOf(tlc_half_to_float(half)), cuda = bitsOf(__half2float(__half(raw)));
+    raw.x = mirror.bits;
+    uint32_t ours = bitsOf(tlc_half_to_float(mirror)), cuda = bitsOf(__half2float(__half(raw)));
     if (ours != cuda)
       FAIL_CHECK("to float, half " << std::hex << bits << ": " << ours << " != CUDA's " << cuda);
   }
@@ -125,4 +160,47 @@ TEST_CASE("tlc_bfloat16_from_float and tlc_bfloat16_to_float match CUDA's host c
   CHECK(std::isnan(tlc_bfloat16_to_float(tlc_bfloat16_from_float(-std::nanf("")))));
   CHECK(tlc_bfloat16_from_float(floatOf(0x3f808000u)).bits == 0x3f80); // a tie, to even
   CHECK(tlc_bfloat16_from_float(floatOf(0x3f818000u)).bits == 0x3f82); // a tie, to even
+}
+
+TEST_CASE("in C++, tlc_half and tlc_bfloat16 convert from float and double as cuda_fp16.h does") {
+  std::vector<float> floats =
+      edgeCases([](uint16_t bits) { return __half2float(__half(__half_raw{bits})); });
+  size_t mismatches = 0;
+  for (float value : floats) {
+    tlc_half ours = value; // float -> tlc_half, the constructor C++ callers meet
+    if (ours.bits != cudaHalfBits(value) && ++mismatches <= 10)
+      FAIL_CHECK("tlc_half(float " << std::hex << bitsOf(value) << ") is " << ours.bits);
+  }
+  std::vector<double> doubles =
+      doubleEdgeCases([](uint16_t bits) { return __half2float(__half(__half_raw{bits})); });
+  for (double value : doubles) {
+    tlc_half ours = value;
+    uint16_t cuda = static_cast<__half_raw>(__double2half(value)).x;
+    if (ours.bits != cuda && ++mismatches <= 10)
+      FAIL_CHECK("tlc_half(double " << value << ") is " << std::hex << ours.bits << ", CUDA's "
+                                    << cuda);
+  }
+  std::vector<double> bfloatDoubles = doubleEdgeCases(
+      [](uint16_t bits) { return __bfloat162float(__nv_bfloat16(__nv_bfloat16_raw{bits})); });
+  for (double value : bfloatDoubles) {
+    tlc_bfloat16 ours = value;
+    uint16_t cuda = static_cast<__nv_bfloat16_raw>(__double2bfloat16(value)).x;
+    if (ours.bits != cuda && ++mismatches <= 10)
+      FAIL_CHECK("tlc_bfloat16(double " << value << ") is " << std::hex << ours.bits << ", CUDA's "
+                                        << cuda);
+  }
+  for (float value : floats) {
+    tlc_bfloat16 ours = value;
+    if (ours.bits != cudaBfloat16Bits(value) && ++mismatches <= 10)
+      FAIL_CHECK("tlc_bfloat16(float " << std::hex << bitsOf(value) << ") is " << ours.bits);
+  }
+  CHECK(mismatches == 0);
+  CHECK(doubles.size() > 300000);
+  // The CUDA types themselves are their bits.
+  tlc_half fromCuda = __float2half(-2.0f);
+  CHECK(fromCuda.bits == 0xc000);
+  // A double one ulp above a half midpoint rounds up, though as a float it is the midpoint.
+  double aboveTie = std::nextafter(1.0 + 1.0 / 2048, 2.0); // between 1 and 1 + 2^-10
+  tlc_half rounded = aboveTie;
+  CHECK(rounded.bits == 0x3c01);
 }

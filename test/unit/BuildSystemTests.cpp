@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <set>
 #include <thread>
 
 using namespace tlc;
@@ -336,6 +338,79 @@ TEST_CASE("compile_commands.json gives each input the build system's flags", "[b
   ToolRun missing = build({sample("vadd/vadd.cu"), "-p", dir + "/build", "-o", dir + "/x"});
   CHECK(missing.exitCode == 1);
   CHECK_THAT(missing.err, Contains("has no entry for"));
+}
+
+TEST_CASE("the compile database tlc writes gives each header of the user's a CUDA entry",
+          "[buildsystem]") {
+  // A header shared by the kernels, in a -I folder, named like a C file of the project: without
+  // an entry clangd borrows that file's command (-x c-header: 'cstdint' file not found). A
+  // system header (-isystem) gets none.
+  std::string dir = scratchDir("compile-commands-headers");
+  REQUIRE(llvm::sys::fs::create_directories(dir + "/include") == std::error_code());
+  REQUIRE(llvm::sys::fs::create_directories(dir + "/kernels") == std::error_code());
+  REQUIRE(llvm::sys::fs::create_directories(dir + "/sys") == std::error_code());
+  std::ofstream(dir + "/include/tile.h")
+      << "#pragma once\n#include <cstdint>\n#include \"tile_detail.h\"\n"
+         "struct Tile { int32_t w; };\n";
+  std::ofstream(dir + "/include/tile_detail.h") << "#pragma once\n#define TILE_W 4\n";
+  std::ofstream(dir + "/sys/vendor.h") << "#pragma once\n#define VENDOR 1\n";
+  std::ofstream(dir + "/kernels/k.cu")
+      << "#include \"tile.h\"\n#include <vendor.h>\n"
+         "__global__ void k(Tile t, int* o) { *o = t.w + TILE_W + VENDOR; }\n";
+  std::string db = dir + "/db/compile_commands.json";
+  std::vector<std::string> args = {dir + "/kernels/k.cu",
+                                   "-I",
+                                   dir + "/include",
+                                   "-isystem",
+                                   dir + "/sys",
+                                   "--arch",
+                                   "sm_90a",
+                                   "-o",
+                                   dir + "/out",
+                                   "-q",
+                                   "--compile-commands-out",
+                                   db};
+  std::vector<std::string> env = {"TLC_CACHE_DIR=" + dir + "/cache"};
+  auto entries = [&] {
+    std::map<std::string, std::vector<std::string>> byFile;
+    for (const nlohmann::json& entry : nlohmann::json::parse(readText(db)))
+      byFile[entry["file"].get<std::string>()] = entry["arguments"];
+    return byFile;
+  };
+  std::set<std::string> expected = {dir + "/kernels/k.cu", dir + "/include/tile.h",
+                                    dir + "/include/tile_detail.h"};
+  auto files = [&] {
+    std::set<std::string> names;
+    for (const auto& [file, arguments] : entries())
+      names.insert(file);
+    return names;
+  };
+
+  ToolRun first = build(args, env);
+  INFO(first.err);
+  REQUIRE(first.exitCode == 0);
+  CHECK(files() == expected);
+  // A header's command is its input's, the header in the input's place: CUDA, device-side.
+  auto byFile = entries();
+  std::vector<std::string> header = byFile[dir + "/include/tile.h"];
+  std::vector<std::string> input = byFile[dir + "/kernels/k.cu"];
+  REQUIRE(!header.empty());
+  CHECK(header.back() == dir + "/include/tile.h");
+  header.back() = input.back();
+  CHECK(header == input);
+  CHECK(std::find(input.begin(), input.end(), "cuda") != input.end());
+
+  // A cache hit (no parse) and a build whose parse fails keep them.
+  ToolRun hit = build(args, env);
+  REQUIRE(hit.exitCode == 0);
+  CHECK(files() == expected);
+  std::ofstream(dir + "/kernels/k.cu", std::ios::app) << "__global__ void broken( {}\n";
+  CHECK(build(args, env).exitCode == 1);
+  CHECK(files() == expected);
+  // A header no longer included loses its entry at the next parse.
+  std::ofstream(dir + "/kernels/k.cu") << "__global__ void k(int* o) { *o = 1; }\n";
+  REQUIRE(build(args, env).exitCode == 0);
+  CHECK(files() == std::set<std::string>{dir + "/kernels/k.cu"});
 }
 
 TEST_CASE("under --launcher ccache an unchanged rebuild reuses nvcc's results", "[buildsystem]") {

@@ -208,3 +208,20 @@ TEST_CASE("the cache key: the toolkit changed alone misses", "[cache][key]") {
   append(toolkit + "/bin/nvcc.profile", "\n");
   CHECK_THAT(module.build(module.arguments(withToolkit)), !Contains("cached"));
 }
+
+TEST_CASE("the cache key: with -lineinfo the toolkit's folder changed alone misses",
+          "[cache][key]") {
+  // Without debug info a copy of the toolkit hits (RelocationTests); with it the image's line
+  // tables name the toolkit's headers where they are, so a hit would name the other folder.
+  KeyedModule module("lineinfo-toolkit");
+  std::string toolkit = module.dir() + "/cuda";
+  copyToolkit(toolkit);
+  auto lineinfo = [&](std::vector<std::string>& args) { add(args, {"-Xnvcc", "-lineinfo"}); };
+  auto copied = [&](std::vector<std::string>& args) {
+    lineinfo(args);
+    add(args, {"--cuda-path", toolkit});
+  };
+  CHECK_THAT(module.build(module.arguments(lineinfo)), !Contains("cached"));
+  CHECK_THAT(module.build(module.arguments(copied)), !Contains("cached"));
+  CHECK_THAT(module.build(module.arguments(lineinfo)), Contains("cached keyed"));
+}

@@ -149,6 +149,38 @@ TEST_CASE("tool messages and dependency paths show the user's names again", "[ha
   CHECK(paths.argument("in0/k_1.cu") == "/src/d$(x)/k'1.cu");
 }
 
+TEST_CASE("with device debug info safe paths reach nvcc as they are and unsafe ones through links",
+          "[hardening]") {
+  ToolPaths paths;
+  paths.useRealPaths(true);
+  paths.setWorkDir("/w");
+  // The input itself is still a copy; its folder, an -I folder, an -include and -ccbin's folder
+  // are their absolute paths when shell-safe and free of ','.
+  CHECK(paths.input(0, "/src/p/k.cu", sourceIdentity("/src/p/k.cu", "/src/p/k.cu", true)) ==
+        "in0/k.cu");
+  CHECK(paths.inputFolder(0) == "/src/p");
+  CHECK(paths.input(1, "/src/d$(x)/m.cu", sourceIdentity("/src/d$(x)/m.cu", "/src/d$(x)/m.cu",
+                                                           true)) == "in1/m.cu");
+  CHECK(paths.inputFolder(1) == "src1");
+  ToolPaths::Macros macros;
+  CHECK(flagsOk(paths,
+                {"-I/inc", "-I/a b", "-I/c,d", "-I/e$(x)", "-include", "/h/pre.h", "-ccbin",
+                 "/opt/gcc/bin/g++", "-I", "rel"},
+                macros) == std::vector<std::string>{"-I", "/inc", "-I", "inc0", "-I", "inc1", "-I",
+                                                    "inc2", "-include", "/h/pre.h", "-ccbin",
+                                                    "/opt/gcc/bin/g++", "-I", absolutePath("rel")});
+  CHECK(paths.realPaths() == std::vector<std::string>{"/src/p", "/inc", "/h/pre.h", "/opt/gcc/bin",
+                                                      absolutePath("rel")});
+  // Messages show the user's spellings; arguments the paths they are.
+  CHECK(paths.message("/inc/x.h:1: error\ninc0/y.h") == "/inc/x.h:1: error\n/a b/y.h");
+  CHECK(paths.argument("-I/inc") == "-I/inc");
+  CHECK(paths.outside("/inc/x.h") == "/inc/x.h");
+  // Without debug info, the same folder is a link.
+  ToolPaths plain;
+  CHECK(flagsOk(plain, {"-I/inc"}, macros) == std::vector<std::string>{"-I", "inc0"});
+  CHECK(plain.realPaths().empty());
+}
+
 TEST_CASE("nvcc is told an input's own names, and only shell-safe ones on its command line",
           "[hardening]") {
   // nvcc given the original path: the line marker is the path as typed, the hashed path the

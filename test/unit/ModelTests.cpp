@@ -336,11 +336,14 @@ TEST_CASE("the launcher view is the model's JSON plus a build section and helper
                              "has_empty_params", "toolkit_headers", "byte_types", "has_byte_types"})
     CHECK(stripped.erase(helper) == 1);
   for (nlohmann::json& kernel : stripped["kernels"]) {
-    for (const char* helper : {"tensor_map_c_names", "targets_mask", "has_location",
-                               "untyped_params", "has_untyped_params", "has_cuda_pointers"})
+    for (const char* helper :
+         {"tensor_map_c_names", "targets_mask", "has_location", "untyped_params",
+          "has_untyped_params", "has_cuda_pointers", "cxx_launcher"})
       CHECK(kernel.erase(helper) == 1);
     for (nlohmann::json& param : kernel["params"]) {
-      CHECK(param.erase("cuda_pointer") == 1);
+      for (const char* helper : {"cuda_pointer", "cxx_record", "cxx_record_pointer"})
+        CHECK(param.erase(helper) == 1);
+      CHECK(param["c_type"].erase("cxx_global") == 1);
       if (param["is_tensor_map"] == true)
         CHECK(param["tensor_map"].erase("table_row") == 1);
     }
@@ -373,4 +376,22 @@ TEST_CASE("the launcher view is the model's JSON plus a build section and helper
   CHECK(im2col["lower"] == nlohmann::json::array({-1, -1, 0}));
   CHECK(im2col["channels"] == 64);
   CHECK(im2col["pixels"] == 128);
+}
+
+TEST_CASE("the C++ launchers' names: a C++ keyword C does not reserve gets a '_'", "[model]") {
+  Module module;
+  module.inputs = {"k.cu"};
+  module.kernels.push_back(kernelWith("new", {intParam("n")}));
+  module.kernels.push_back(kernelWith("new_", {intParam("n")})); // taken: `new` becomes new__
+  module.kernels.push_back(kernelWith("saxpy", {intParam("n")}));
+  deriveFacts(module);
+  LauncherFacts facts;
+  facts.name = "class";
+  nlohmann::json view = launcherView(module, facts);
+  CHECK(view["build"]["cxx_module"] == "class_");
+  CHECK(view["kernels"][0]["cxx_launcher"] == "new__");
+  CHECK(view["kernels"][1]["cxx_launcher"] == "new_");
+  CHECK(view["kernels"][2]["cxx_launcher"] == "saxpy");
+  CHECK(cxxIdentifier("and") == "and_");
+  CHECK(cxxIdentifier("restrict") == "restrict"); // C's, which C already refuses
 }

@@ -6,6 +6,8 @@
 
 #include "builder/SymbolResolution.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <catch2/catch.hpp>
 
 using namespace tlc;
@@ -119,4 +121,33 @@ TEST_CASE("kernels templated on a global's address build with nvcc's symbols",
   for (const nlohmann::json& kernel : manifest["kernels"])
     CHECK(kernel["from_image"] == false);
   checkImageMatchesManifest(out, manifest);
+}
+
+TEST_CASE("host functions an input defines are left out of the library and named once, as a note",
+          "[realcode][build]") {
+  // nvcc -shared exports an input's external host functions; tlc's library holds the kernels'
+  // launchers only, and says which it left out (issue 36).
+  std::string dir = scratchDir("realcode-host-code");
+  ToolRun built = buildOk({fixture("realcode/host_code.cu"), "--arch", "sm_90a", "-o", dir + "/out",
+                           "-q", "--no-cache"});
+  INFO(built.err);
+  llvm::StringRef err = built.err;
+  CHECK(err.count("note:") == 1);
+  CHECK_THAT(built.err, Catch::Contains("tlc: note: host code of the inputs is not in "
+                                        "libhost_code.so, which holds the kernels' launchers "
+                                        "only (nvcc -shared would export it; docs/cli.md"));
+  for (const char* left : {"launch_f (", "S::out_of_class (", "both (", "c_api (", "from_header ("})
+    CHECK_THAT(built.err, Catch::Contains(left));
+  CHECK_THAT(built.err,
+             Catch::Contains("host_code.cu:8:5)") && Catch::Contains("host_code.cuh:4:5)"));
+  for (const char* kept :
+       {"hidden", "anonymous", "inlined", "templated", "in_class", "device_only", "main (", " f ("})
+    CHECK_THAT(built.err, !Catch::Contains(kept));
+  std::set<std::string> exported = exportedSymbols(dir + "/out/libhost_code.so");
+  CHECK(exported.count("launch_f") == 0);
+  CHECK(exported.count("host_code_f") == 1);
+  // An input without host code: no note.
+  ToolRun plain = buildOk(
+      {sample("vadd/vadd.cu"), "--arch", "sm_90a", "-o", dir + "/vadd", "-q", "--no-cache"});
+  CHECK(plain.err.empty());
 }
