@@ -11,6 +11,7 @@ import glob
 import os
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import textwrap
 
@@ -60,10 +61,22 @@ CHECKS = textwrap.dedent("""\
     """)
 
 
+def see_our_packages(python):
+    """Lets the venv of `python` import what this interpreter's environment holds (torch, CuPy):
+    --system-site-packages reaches the base interpreter's, not a venv's, and this interpreter
+    may be one. A .pth file of this environment's folders, after the venv's own."""
+    ours = {sysconfig.get_paths()[kind] for kind in ("purelib", "platlib")}
+    theirs = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(theirs, "gpu-machine-packages.pth"), "w") as pth:
+        pth.write("".join(folder + "\n" for folder in sorted(ours)))
+
+
 def main(tlc_wheel, module_wheel):
     venv = tempfile.mkdtemp(prefix="tlc-wheel-venv-")
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
     python = os.path.join(venv, "bin", "python")
+    see_our_packages(python)
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
                     "--disable-pip-version-check", tlc_wheel, module_wheel], check=True)
     tlc = os.path.join(venv, "bin", "tlc")
