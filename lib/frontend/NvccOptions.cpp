@@ -777,12 +777,18 @@ private:
           DropNext.insert(&option);
         continue;
       }
-      // Split or not, a piece reaches a shell: say so naming the flag as typed (the tools'
-      // paths check it again, builder/ToolPaths.h).
-      if (Origin == NvccOrigin::CommandLine && isSubToolOption(option) && !isShellSafe(value))
-        return refuse(argument, "'" + value +
-                                    "' holds characters nvcc's shell steps would interpret; only "
-                                    "letters, digits and _-./=,:+@% can reach nvcc");
+      // Split or not, a piece reaches a shell: say so naming the flag as written. From the
+      // command line here; a database's flag goes on whole, as written, for the tools' paths
+      // to refuse by that name (builder/ToolPaths.h), never dropped: a flag that would run a
+      // command is as wrong there as typed.
+      if (isSubToolOption(option) && !isShellSafe(value)) {
+        if (Origin == NvccOrigin::CommandLine)
+          return refuse(argument, "'" + value +
+                                      "' holds characters nvcc's shell steps would interpret; "
+                                      "only letters, digits and _-./=,:+@% can reach nvcc");
+        Routing.nvcc.push_back(argument.written);
+        return llvm::Error::success();
+      }
       bool path = option.value == NvccValue::Folder || option.value == NvccValue::File ||
                   (option.value == NvccValue::Program && llvm::StringRef(value).contains('/'));
       for (std::string& flag : argument.asGiven(path ? resolvePath(value, Directory) : value))
