@@ -316,7 +316,7 @@ function(tlc_add_launcher_library name)
     if(NOT misspelt)
       break()
     endif()
-    _tlc_launcher_fail("'${misspelt}' is not a keyword; did you mean ${meant}? (the keywords are "
+    _tlc_launcher_fail("'${misspelt}' is not a keyword, did you mean ${meant}? (the keywords are "
                        "${keywords})")
     list(TRANSFORM arguments REPLACE "^${misspelt}$" "${meant}")
     cmake_parse_arguments(ARG "${options}" "${oneValue}" "${multiValue}" ${arguments})
