@@ -409,6 +409,9 @@ def daily(tlc, work, env, runs):
     ratio("    the same, CPU", cpu["module tlc"] / cpu["module hand"])
     ratio("one file of three edited / tlc's cold module (wall)",
           wall["edited tlc"] / wall["module tlc"], 0.4)
+    # With as many cores as files, a cold module's compiles run side by side, as long as one:
+    # the CPU is what an edit saves there (on 2 cores, the wall clock too).
+    ratio("    the same, CPU", cpu["edited tlc"] / cpu["module tlc"], 0.4)
     ratio("one file of three edited, tlc / nvcc by hand (wall)",
           wall["edited tlc"] / wall["edited hand"])
     ratio("no-change rebuild / tlc's cold module (wall)",

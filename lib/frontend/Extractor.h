@@ -51,10 +51,12 @@ std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstanc
                                                           TranslationUnitFacts& facts);
 
 // Whether the parse skips the body of `decl` (under -skip-function-bodies): that of an ordinary
-// function in a system header, or of a template of libstdc++'s special math functions (whose
-// bodies never call a user's callable; other templates keep theirs: instantiating one may
-// instantiate a kernel). Clang itself keeps constexpr functions' and deduced return types'. The
-// precompiled preamble skips the same (frontend/Preamble.h).
+// function in a system header, of a template of libstdc++'s special math functions (whose
+// bodies never call a user's callable), or of a device-only template there (CUB's block
+// primitives: no kernel is launched or named from device code a library's headers hold); other
+// templates keep theirs: instantiating one may instantiate a kernel. Clang itself keeps constexpr
+// functions' and deduced return types'. The precompiled preamble skips the same
+// (frontend/Preamble.h).
 bool skipsBodyOf(const clang::Decl* decl, const clang::SourceManager& sources);
 
 } // namespace tlc

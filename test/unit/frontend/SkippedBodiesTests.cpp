@@ -79,3 +79,39 @@ TEST_CASE("the parse skips the bodies of headers' ordinary functions and of libs
     CHECK(decisions.Skipped.at(name) == skipped);
   }
 }
+
+TEST_CASE("the parse skips the bodies of a system header's device-only templates, not those host "
+          "code can run",
+          "[frontend]") {
+  std::string system = scratchDir("skipped-device-bodies") + "/include";
+  write(system + "/blocklib/block.cuh",
+        "template <class T> __attribute__((device)) T device_only(T x) { return x; }\n"
+        "template <class T> struct Block {\n"
+        "  __attribute__((device)) T member(T x) { return x; }\n"
+        "  __attribute__((host)) __attribute__((device)) T both(T x) { return x; }\n"
+        "};\n"
+        "template <class T> __attribute__((host)) __attribute__((device)) T host_device(T x) {\n"
+        "  return x; }\n"
+        "template <class T> __attribute__((global)) void library_kernel(T* p) { *p = T(); }\n"
+        "template <class T> __attribute__((device)) constexpr T constant(T x) { return x; }\n");
+  std::string code = "#include <blocklib/block.cuh>\n"
+                     "template <class T> __attribute__((device)) T user_device(T x) { return x; }\n";
+  std::unique_ptr<clang::ASTUnit> unit = clang::tooling::buildASTFromCodeWithArgs(
+      code,
+      {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17", "-isystem",
+       system, "-resource-dir", clangResourceDir(), "-Wno-everything"},
+      scratchDir("skipped-device-bodies-input") + "/user.cu");
+  REQUIRE(unit);
+  Decisions decisions(unit->getSourceManager());
+  decisions.TraverseDecl(unit->getASTContext().getTranslationUnitDecl());
+  std::map<std::string, bool> expected = {
+      {"device_only", true},     {"member", true},          {"both", false},
+      {"host_device", false},    {"library_kernel", false}, {"constant", false},
+      {"user_device", false},
+  };
+  for (const auto& [name, skipped] : expected) {
+    INFO(name);
+    REQUIRE(decisions.Skipped.count(name));
+    CHECK(decisions.Skipped.at(name) == skipped);
+  }
+}
