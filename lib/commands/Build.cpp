@@ -239,16 +239,29 @@ private:
       const Task& task = plan.tasks[i];
       auto output = ToolOutputs.find(&task);
       std::string text;
+      std::string asNvccPrinted; // under -v, nvcc's own words too, where tlc's format differs
       if (output != ToolOutputs.end()) {
         text = output->second.text;
-        if (task.step->compilesSources)
-          text = rewriteNvccDiagnostics(dropLaunchedKernelWarnings(text, launched), lines);
+        if (task.step->compilesSources) {
+          std::string kept = dropLaunchedKernelWarnings(text, launched);
+          text = rewriteNvccDiagnostics(kept, lines);
+          if (Options.sources.verbose && kept != text)
+            asNvccPrinted = std::move(kept);
+        }
       }
+      auto showAsNvccPrinted = [&] {
+        if (!asNvccPrinted.empty())
+          printToolMessage(MessageKind::Note,
+                           "as nvcc printed it:\n" + llvm::StringRef(asNvccPrinted).rtrim("\n").str());
+      };
       auto failure = failed.find(i);
       if (failure == failed.end()) {
         if (!text.empty() && shown.insert(text).second) {
-          StderrSection section;
-          llvm::errs() << text;
+          {
+            StderrSection section;
+            llvm::errs() << text;
+          }
+          showAsNvccPrinted();
           Diagnostics += text;
         }
         continue;
@@ -262,6 +275,7 @@ private:
       std::string message =
           output->second.failure + ":\n" + llvm::StringRef(text).rtrim("\n").str();
       printToolMessage(MessageKind::Error, message);
+      showAsNvccPrinted();
       result = llvm::joinErrors(
           std::move(result), llvm::make_error<ToolError>(code, message, /*alreadyReported=*/true));
     }
