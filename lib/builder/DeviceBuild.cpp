@@ -58,9 +58,8 @@ bool wantsDeviceDebugInfo(const std::vector<std::string>& nvccFlags) {
 
 // -G alone: its images record ptxas's command line (-lineinfo's do not).
 static bool wantsDeviceDebug(const std::vector<std::string>& nvccFlags) {
-  return std::any_of(nvccFlags.begin(), nvccFlags.end(), [](llvm::StringRef flag) {
-    return flag == "-G" || flag == "--device-debug";
-  });
+  return std::any_of(nvccFlags.begin(), nvccFlags.end(),
+                     [](llvm::StringRef flag) { return flag == "-G" || flag == "--device-debug"; });
 }
 
 bool relocatableCode(size_t inputs, const std::vector<std::string>& nvccFlags,

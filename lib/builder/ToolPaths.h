@@ -138,7 +138,7 @@ private:
   std::vector<std::string> InputFolders;          // per input: its folder as the tools get it
   size_t LinkedFolders = 0;                       // "inc<N>" links made so far
   bool RealPaths = false;
-  std::map<std::string, std::string> Headers;     // name -> contents
+  std::map<std::string, std::string> Headers; // name -> contents
 };
 
 } // namespace tlc

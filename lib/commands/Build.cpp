@@ -173,8 +173,8 @@ public:
     case TaskKind::Tool: { // what it prints is shown once the plan has run (report)
       StepOutput output;
       std::optional<size_t> input = cachedCompileOf(*task.step);
-      llvm::Error error = input ? compileInput(*input, *task.step, output)
-                                : Runner.run(*task.step, &output);
+      llvm::Error error =
+          input ? compileInput(*input, *task.step, output) : Runner.run(*task.step, &output);
       std::lock_guard<std::mutex> lock(OutputsMutex);
       ToolOutputs[&task] = std::move(output);
       return error;
@@ -251,8 +251,8 @@ private:
       }
       auto showAsNvccPrinted = [&] {
         if (!asNvccPrinted.empty())
-          printToolMessage(MessageKind::Note,
-                           "as nvcc printed it:\n" + llvm::StringRef(asNvccPrinted).rtrim("\n").str());
+          printToolMessage(MessageKind::Note, "as nvcc printed it:\n" +
+                                                  llvm::StringRef(asNvccPrinted).rtrim("\n").str());
       };
       auto failure = failed.find(i);
       if (failure == failed.end()) {

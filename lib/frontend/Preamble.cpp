@@ -171,8 +171,8 @@ bool startsWithPreambleIncludes(const std::vector<std::string>& includes) {
 std::string preambleStem(const std::string& dir, const std::vector<std::string>& commandLine,
                          const CudaToolkit& toolkit) {
   // "bodies 2": which bodies the parse skips (skipsBodyOf), which a preamble holds as they were.
-  std::string material = "tlc " + std::string(tlcVersion()) + "\nclang " + clangVersion() +
-                         "\nbodies 2\n";
+  std::string material =
+      "tlc " + std::string(tlcVersion()) + "\nclang " + clangVersion() + "\nbodies 2\n";
   for (size_t i = 0; i + 1 < commandLine.size(); ++i) // not the input
     material += "arg " + commandLine[i] + "\n";
   material += "compat\n" + parseCompatHeader(toolkit);

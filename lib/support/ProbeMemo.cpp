@@ -96,8 +96,7 @@ void rememberProbe(const std::string& memoFile, const CommandResult& result) {
     llvm::consumeError(writeFile(memoFile, result.output)); // a memo that fails to write is no loss
 }
 
-llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv,
-                                       const RunOptions& options,
+llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv, const RunOptions& options,
                                        llvm::ArrayRef<std::string> alsoDependsOn) {
   std::string memo = probeMemoFile(argv, alsoDependsOn);
   if (auto remembered = recallProbe(memo)) {

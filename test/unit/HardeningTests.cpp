@@ -159,8 +159,8 @@ TEST_CASE("with device debug info safe paths reach nvcc as they are and unsafe o
   CHECK(paths.input(0, "/src/p/k.cu", sourceIdentity("/src/p/k.cu", "/src/p/k.cu", true)) ==
         "in0/k.cu");
   CHECK(paths.inputFolder(0) == "/src/p");
-  CHECK(paths.input(1, "/src/d$(x)/m.cu", sourceIdentity("/src/d$(x)/m.cu", "/src/d$(x)/m.cu",
-                                                           true)) == "in1/m.cu");
+  CHECK(paths.input(1, "/src/d$(x)/m.cu",
+                    sourceIdentity("/src/d$(x)/m.cu", "/src/d$(x)/m.cu", true)) == "in1/m.cu");
   CHECK(paths.inputFolder(1) == "src1");
   ToolPaths::Macros macros;
   CHECK(flagsOk(paths,

@@ -222,8 +222,7 @@ TEST_CASE("three inputs sharing a header build byte-identical images with -linei
     INFO(flag);
     for (const char* out : {"out1", "out2"})
       buildIn(root, {"src/mixed.cu", "src/twin_a.cu", "src/twin_b.cu", "--name", "mixed", "-I",
-                     "inc", "--arch", "sm_90a", "-Xnvcc", flag, "-o",
-                     std::string(out) + flag});
+                     "inc", "--arch", "sm_90a", "-Xnvcc", flag, "-o", std::string(out) + flag});
     std::string first = root + "/out1" + flag, second = root + "/out2" + flag;
     CHECK(readText(first + "/libmixed.so") == readText(second + "/libmixed.so"));
     CHECK(imageIn(first, "mixed") == imageIn(second, "mixed"));

@@ -98,9 +98,16 @@ TEST_CASE("editing one file of three runs nvcc on that file alone", "[conductor]
   REQUIRE(!writeFile(dir + "/c.cu", "__global__ void kc(float* x) { x[0] = 3; }\n"));
   std::string cache = dir + "/cache";
   RecordingTools tools;
-  std::vector<std::string> args = {dir + "/a.cu", dir + "/b.cu", dir + "/c.cu", "--name", "m",
-                                   "--gencode", "arch=compute_90a,code=sm_90a", "-o",
-                                   dir + "/out", "-q"};
+  std::vector<std::string> args = {dir + "/a.cu",
+                                   dir + "/b.cu",
+                                   dir + "/c.cu",
+                                   "--name",
+                                   "m",
+                                   "--gencode",
+                                   "arch=compute_90a,code=sm_90a",
+                                   "-o",
+                                   dir + "/out",
+                                   "-q"};
   auto build = [&] {
     tools.clear();
     requireOk(buildAndPublish(buildOptions(args), {&tools, cache}));
@@ -140,14 +147,14 @@ TEST_CASE("editing one file of three runs nvcc on that file alone", "[conductor]
 TEST_CASE("a compile restored from the cache gives the same image as nvcc", "[conductor]") {
   std::string dir = scratchDir("incremental-same-image");
   for (const char* name : {"a", "b"})
-    REQUIRE(!writeFile(dir + "/" + name + ".cu", std::string("__global__ void k") + name +
-                                                     "(int* p) { *p = 1; }\n"));
+    REQUIRE(!writeFile(dir + "/" + name + ".cu",
+                       std::string("__global__ void k") + name + "(int* p) { *p = 1; }\n"));
   RecordingTools tools;
   auto build = [&](const std::string& out, const std::string& cache) {
-    requireOk(buildAndPublish(
-        buildOptions({dir + "/a.cu", dir + "/b.cu", "--name", "m", "--gencode",
-                      "arch=compute_90a,code=sm_90a", "-o", dir + "/" + out, "-q"}),
-        {&tools, dir + "/" + cache}));
+    requireOk(
+        buildAndPublish(buildOptions({dir + "/a.cu", dir + "/b.cu", "--name", "m", "--gencode",
+                                      "arch=compute_90a,code=sm_90a", "-o", dir + "/" + out, "-q"}),
+                        {&tools, dir + "/" + cache}));
   };
   build("cold", "cache");
   REQUIRE(!writeFile(dir + "/b.cu", readText(dir + "/b.cu") + "// edited\n"));

@@ -94,8 +94,9 @@ TEST_CASE("the parse skips the bodies of a system header's device-only templates
         "  return x; }\n"
         "template <class T> __attribute__((global)) void library_kernel(T* p) { *p = T(); }\n"
         "template <class T> __attribute__((device)) constexpr T constant(T x) { return x; }\n");
-  std::string code = "#include <blocklib/block.cuh>\n"
-                     "template <class T> __attribute__((device)) T user_device(T x) { return x; }\n";
+  std::string code =
+      "#include <blocklib/block.cuh>\n"
+      "template <class T> __attribute__((device)) T user_device(T x) { return x; }\n";
   std::unique_ptr<clang::ASTUnit> unit = clang::tooling::buildASTFromCodeWithArgs(
       code,
       {"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17", "-isystem",
@@ -105,8 +106,8 @@ TEST_CASE("the parse skips the bodies of a system header's device-only templates
   Decisions decisions(unit->getSourceManager());
   decisions.TraverseDecl(unit->getASTContext().getTranslationUnitDecl());
   std::map<std::string, bool> expected = {
-      {"device_only", true},     {"member", true},          {"both", false},
-      {"host_device", false},    {"library_kernel", false}, {"constant", false},
+      {"device_only", true},  {"member", true},          {"both", false},
+      {"host_device", false}, {"library_kernel", false}, {"constant", false},
       {"user_device", false},
   };
   for (const auto& [name, skipped] : expected) {
