@@ -88,8 +88,16 @@ bool ToolPaths::reachableAsItIs(const std::string& absolute) const {
 }
 
 std::string ToolPaths::reach(const std::string& path, const std::string& name) {
+  return reachAs(path, name, RealPaths);
+}
+
+std::string ToolPaths::reachByRealPath(const std::string& path, const std::string& name) {
+  return reachAs(path, name, true);
+}
+
+std::string ToolPaths::reachAs(const std::string& path, const std::string& name, bool real) {
   std::string absolute = absoluteOf(path);
-  if (!reachableAsItIs(absolute))
+  if (!real || !safeAsItIs(absolute))
     return link(path, name);
   for (const Link& existing : Links)
     if (existing.real && existing.name == absolute)

@@ -81,6 +81,8 @@ public:
   // A folder or file outside the work folder as nvcc reaches it: under useRealPaths its real
   // path when safe, else link(path, name).
   std::string reach(const std::string& path, const std::string& name);
+  // The same by its real path when safe, whatever useRealPaths says.
+  std::string reachByRealPath(const std::string& path, const std::string& name);
   // A link to a folder or file outside the work folder, named `name`, whatever its path.
   std::string link(const std::string& path, const std::string& name);
 
@@ -131,6 +133,7 @@ private:
   // program's name; an error if that name is not shell-safe.
   llvm::Expected<std::string> program(llvm::StringRef value);
   bool reachableAsItIs(const std::string& absolute) const;
+  std::string reachAs(const std::string& path, const std::string& name, bool real);
 
   std::string Work;
   std::vector<Link> Links;

@@ -313,9 +313,13 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   names.useRealPaths(debugInfo);
   DeviceBuildOptions& device = view.device;
   device.name = options.name;
-  // With debug info the toolkit by its real path (always shell-safe), so that the line tables
-  // name its headers where they are.
-  device.nvcc = names.reach(tools.toolkit.root, "cuda") + "/bin/nvcc";
+  // With debug info the toolkit by its real path (where shell-safe), so that the line tables
+  // name its headers where they are. Under a compiler launcher too: sccache's server remembers
+  // a compiler by where it really is and runs it again by the path it was first given, which a
+  // link in an earlier build's (deleted) work folder would be.
+  device.nvcc = (options.launcher.empty() ? names.reach(tools.toolkit.root, "cuda")
+                                          : names.reachByRealPath(tools.toolkit.root, "cuda")) +
+                "/bin/nvcc";
   device.targets = options.targets;
   device.standard = frontend.standard;
   device.launcher = options.launcher;

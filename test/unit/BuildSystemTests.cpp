@@ -18,8 +18,11 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
+
+#include <unistd.h>
 
 using namespace tlc;
 using namespace tlc::test;
@@ -435,4 +438,45 @@ TEST_CASE("under --launcher ccache an unchanged rebuild reuses nvcc's results", 
   CHECK_THAT(stats->output,
              Contains("direct_cache_hit\t2") || Contains("preprocessed_cache_hit\t2"));
   CHECK(readText(dir + "/a/mf.fatbin") == readText(dir + "/b/mf.fatbin"));
+}
+
+// sccache's server remembers a compiler by its real path, with the path it was first given: under
+// a launcher tlc gives nvcc by its real path, never by a link in a work folder that a later build
+// would find deleted (the second build failed with "failed to spawn ... No such file").
+TEST_CASE("under --launcher sccache a later build in another work folder reuses nvcc's results",
+          "[buildsystem]") {
+  auto sccache = findProgram("sccache");
+  if (!sccache) // scripts/bootstrap installs it: its absence is a broken set-up, not a skip
+    FAIL("sccache is not installed: " << summarize(sccache.takeError()).message);
+  std::string dir = scratchDir("sccache");
+  // A server of the test's own: its cache, and a port no other test run's server has.
+  std::vector<std::string> env = {"SCCACHE_DIR=" + dir + "/sccache",
+                                  "SCCACHE_SERVER_PORT=" +
+                                      std::to_string(20000 + ::getpid() % 20000),
+                                  "SCCACHE_IDLE_TIMEOUT=120"};
+  RunOptions options;
+  options.environment = environmentWith(env);
+  struct StopServer {
+    std::string sccache;
+    RunOptions options;
+    ~StopServer() {
+      llvm::consumeError(runCommand({sccache, "--stop-server"}, options).takeError());
+    }
+  } stop{*sccache, options};
+  for (const char* out : {"/a", "/b", "/c"}) {
+    ToolRun run = build({sample("multi_file/filter.cu"), sample("multi_file/activate.cu"), "--name",
+                         "mf", "-o", dir + out, "--launcher", "sccache", "--no-cache", "-q"},
+                        env);
+    INFO(out << ": " << run.err);
+    REQUIRE(run.exitCode == 0);
+  }
+  auto stats = runCommand({*sccache, "--show-stats"}, options);
+  REQUIRE_EXPECTED(stats);
+  INFO(stats->output);
+  // Two inputs compiled three times: the second and third time all four from sccache.
+  std::smatch hits;
+  std::string text = stats->output;
+  REQUIRE(std::regex_search(text, hits, std::regex("Cache hits +([0-9]+)")));
+  CHECK(std::stoi(hits[1].str()) >= 4);
+  CHECK(readText(dir + "/a/mf.fatbin") == readText(dir + "/c/mf.fatbin"));
 }
