@@ -48,7 +48,19 @@ static std::string nameInModule(std::string name, const std::string& moduleName)
   return name;
 }
 
+// A name no C++ compiler makes, and no demangler spells: a quote, a semicolon, a backslash, a
+// backquote or a control character (what a forged device image's entry holds).
+static bool foreignName(llvm::StringRef name) {
+  return name.find_first_of("\"';\\`") != llvm::StringRef::npos || llvm::any_of(name, [](char c) {
+           return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+         });
+}
+
 static std::string baseName(const Kernel& kernel, const std::string& moduleName) {
+  // Such a name gives its launcher none of its words, only a short hash of it: the library's
+  // API never spells what a forged image chose (the symbol itself stays an escaped string).
+  if (kernel.explicitName.empty() && foreignName(kernel.name))
+    return "kernel_" + sha256Hex(kernel.name).substr(0, 8);
   std::string base =
       kernel.explicitName.empty()
           ? identifierFrom(nameInModule(nameWithoutAnonymousNamespaces(kernel.name), moduleName))

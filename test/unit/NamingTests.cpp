@@ -159,3 +159,22 @@ TEST_CASE("launcher names too long to type become the kernel's name and a stable
   // The same kernel gets the same name in every build.
   CHECK(launchers({longer}, ok, messages)[0] == names[0]);
 }
+
+TEST_CASE("a kernel name no C++ compiler makes gives its launcher none of its words", "[naming]") {
+  bool ok = false;
+  std::string messages;
+  std::string forged = "x\"}};int tlc_injected_by_image;constexpr KernelInfo q[]={{\"";
+  auto names = launchers({kernel(forged, {"int *"}), kernel("a\\b", {}), kernel("tab\there", {}),
+                          kernel("void k<{lambda(int)#1}>", {})},
+                         ok, messages);
+  REQUIRE(ok);
+  REQUIRE(names.size() == 4);
+  CHECK(llvm::StringRef(names[0]).starts_with("kernel_"));
+  CHECK(names[0].size() == std::string("kernel_").size() + 8);
+  CHECK(names[0].find("injected") == std::string::npos);
+  CHECK(llvm::StringRef(names[1]).starts_with("kernel_"));
+  CHECK(llvm::StringRef(names[2]).starts_with("kernel_"));
+  CHECK(names[1] != names[2]);
+  // A demangled lambda's braces and '#' are C++'s own: that name stays readable.
+  CHECK(names[3] == "void_k_lambda_int_1");
+}
