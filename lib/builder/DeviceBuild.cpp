@@ -154,6 +154,27 @@ private:
     return argv;
   }
 
+  bool inUserFolder() const { return !Options.userFolder.empty(); }
+
+  // An argument of a compile as nvcc gets it: a name in the work folder (alone, or joined to
+  // -I) by its absolute path when nvcc runs in the user's folder; the user's own spellings,
+  // which never start like tlc's names (ToolPaths::usableAsTyped), as they are.
+  std::string forCompile(const std::string& arg) const {
+    if (!inUserFolder())
+      return arg;
+    llvm::StringRef rest = arg;
+    bool joined = rest.consume_front("-I");
+    if (!Options.workNames.count(rest.split('/').first.str()))
+      return arg;
+    return (joined ? "-I" : "") + Options.workDir + "/" + rest.str();
+  }
+
+  std::vector<std::string> forCompile(std::vector<std::string> args) const {
+    for (std::string& arg : args)
+      arg = forCompile(arg);
+    return args;
+  }
+
   // -gencode flags for `targets`, one per virtual arch: arch=compute_90a,code=[sm_90a,compute_90a].
   static std::vector<std::string> gencodes(const std::vector<GpuTarget>& targets) {
     std::vector<std::pair<std::string, std::vector<std::string>>> byVirtual;
@@ -184,8 +205,13 @@ private:
     std::string shown = index < Options.inputNames.size()
                             ? Options.inputNames[index]
                             : llvm::sys::path::filename(Options.inputs[index]).str();
-    Step step{"nvcc " + shown + " (" + codesOf(targets) + ")", nvcc(), output, Options.workDir, {}};
+    Step step{"nvcc " + shown + " (" + codesOf(targets) + ")",
+              forCompile(nvcc()),
+              output,
+              Options.workDir,
+              {}};
     step.compilesSources = true;
+    step.runIn = Options.userFolder;
     // Each build works in a folder of its own, and its commands name nothing outside it: a
     // compiler cache must not tell builds apart by their folder.
     if (Cacheable)
@@ -196,11 +222,13 @@ private:
       step.argv.push_back(flag);
     // `#include "x.h"` finds x.h beside the original input before any -I folder, as it would
     // for nvcc given the original path (the input itself is a copy, ToolPaths.h).
-    if (index < Options.inputDirs.size())
-      step.argv.push_back("-I" + Options.inputDirs[index]);
-    step.argv.insert(step.argv.end(), Flags.begin(), Flags.end());
+    if (index < Options.inputDirs.size() && !Options.inputDirs[index].empty())
+      step.argv.push_back(forCompile("-I" + Options.inputDirs[index]));
+    for (const std::string& flag : Flags)
+      step.argv.push_back(forCompile(flag));
     if (auto it = Options.inputFlags.find(input); it != Options.inputFlags.end())
-      step.argv.insert(step.argv.end(), it->second.begin(), it->second.end());
+      for (const std::string& flag : it->second)
+        step.argv.push_back(forCompile(flag));
     // The path nvcc would hash had it compiled the original, not the copy: cicc names the
     // input's internal-linkage symbols from it, and so does cudafe++ for `-c` (its module ID).
     // Given after nvcc's own, which they replace; one argument each, as compiler caches must
@@ -213,14 +241,13 @@ private:
     // `tmpxft_<pid>_..._k.ptx` would make every build's image differ. Kept intermediates are
     // named after the input instead (`k.ptx`), in the copy's own folder, which no other input
     // shares. (Under a compiler launcher the cached object is the same every time anyway.)
-    if (Debug && !Cacheable) {
-      llvm::StringRef folder = llvm::sys::path::parent_path(input);
+    if (Debug && !Cacheable && index < Options.inputWorkDirs.size())
       step.argv.insert(step.argv.end(),
-                       {"--keep", "--keep-dir", folder.empty() ? "." : folder.str()});
-    }
+                       {"--keep", "--keep-dir", forCompile(Options.inputWorkDirs[index])});
     // No -MD: nvcc would preprocess the input once more, as host code, for headers the image
     // does not depend on; the parse lists the headers of the device side (Build.cpp).
-    step.argv.insert(step.argv.end(), {input, "-o", output});
+    step.argv.insert(step.argv.end(),
+                     {forCompile(input), "-o", inUserFolder() ? absolute(output) : output});
     return step;
   }
 

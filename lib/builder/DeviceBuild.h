@@ -32,9 +32,11 @@ namespace tlc {
 // and every flag one that reaches nvcc as is: safe for nvcc's shell steps.
 struct DeviceBuildOptions {
   std::string name;
-  std::vector<std::string> inputs;     // "in0/a.cu"
-  std::vector<std::string> inputDirs;  // per input, its original folder ("src0"), searched first
-  std::vector<std::string> inputNames; // per input, its file name as the user's (progress lines)
+  std::vector<std::string> inputs; // "in0/a.cu"
+  // Per input, its original folder ("src0"), searched first; empty where nvcc reads the original.
+  std::vector<std::string> inputDirs;
+  std::vector<std::string> inputWorkDirs; // per input, a folder of its own in the work folder
+  std::vector<std::string> inputNames;    // per input, its file name as the user's (progress lines)
   // Per input, the path nvcc hashes into its internal-linkage symbols (SourceIdentity in
   // ToolPaths.h): the original's, not the copy's. Empty: nvcc's own choice.
   std::vector<std::string> hashedPaths;
@@ -46,7 +48,13 @@ struct DeviceBuildOptions {
   std::vector<std::string> nvccFlags; // nvcc's other options and -Xnvcc, passed as they are
   std::map<std::string, std::vector<std::string>> inputFlags; // per input: from a compile DB
   std::string tlcIncludeDir;
-  std::string workDir; // absolute: where the tools run
+  std::string workDir; // absolute: where the tools run, and their outputs and temporaries go
+  // With device debug info, where the compiles run instead: the user's working folder, as nvcc
+  // run by hand would (ToolPaths::runInUserFolder). Names in the work folder (the first
+  // components in `workNames`, the outputs) then reach nvcc by their absolute paths, which
+  // nothing nvcc makes records. Empty: the work folder.
+  std::string userFolder;
+  std::set<std::string> workNames;
   // nvcc as the tools run it: through a link to the toolkit in the work folder ("cuda/bin/nvcc"),
   // so that nvcc, which finds its toolkit from its own argv[0], names the toolkit by that
   // relative path in everything it records (nvlink's command line in a device-linked image);

@@ -61,8 +61,8 @@ std::string StepRunner::commandLine(const Step& step) const {
 // The command as it can be run again: in its folder.
 static std::string runnable(const Step& step) {
   std::string command = shellQuote(step.argv);
-  return step.workingDir.empty() ? command
-                                 : "cd " + shellQuote({step.workingDir}) + " && " + command;
+  const std::string& folder = step.runIn.empty() ? step.workingDir : step.runIn;
+  return folder.empty() ? command : "cd " + shellQuote({folder}) + " && " + command;
 }
 
 llvm::Error StepRunner::run(const Step& step, StepOutput* shown) const {
@@ -71,7 +71,7 @@ llvm::Error StepRunner::run(const Step& step, StepOutput* shown) const {
     llvm::errs() << runnable(step) << "\n";
   }
   RunOptions options;
-  options.workingDir = step.workingDir;
+  options.workingDir = step.runIn.empty() ? step.workingDir : step.runIn;
   // The tools' own temporaries (nvcc's tmpxft_* files) go with the work folder, and their
   // names are as safe as its own.
   std::vector<std::string> environment = step.environment;

@@ -19,10 +19,12 @@ struct Step {
   std::vector<std::string> argv;
   std::string output;     // the file it produces, relative to workingDir
   std::string workingDir; // where it runs (builder/ToolPaths.h: the names it gets are relative)
+                          // and its temporaries go
   std::vector<std::string> environment; // "NAME=value" overrides
   // nvcc compiling the user's sources, the compiler of record: its failure is a problem in the
   // sources (InputError, exit 1), reported in nvcc's words; other steps failing is ToolchainError.
   bool compilesSources = false;
+  std::string runIn = {}; // where it runs instead, if set (DeviceBuildOptions::userFolder)
 };
 
 // `[3/12] nvcc b.cu (sm_90a)` as each step starts: one line rewritten in place on a terminal

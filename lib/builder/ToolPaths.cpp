@@ -12,6 +12,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
@@ -71,8 +72,26 @@ static std::string absoluteOf(const std::string& path) {
   return absolute.str().str();
 }
 
+bool ToolPaths::mayBeToolName(llvm::StringRef component) {
+  for (llvm::StringRef numbered : {"in", "src", "inc", "pre", "image"}) {
+    llvm::StringRef rest = component;
+    if (rest.consume_front(numbered) && !rest.empty() && llvm::isDigit(rest.front()))
+      return true;
+  }
+  return component.starts_with("cuda") || component.starts_with("tlc-") ||
+         component.starts_with("libtlc_");
+}
+
+bool ToolPaths::usableAsTyped(const std::string& typed) {
+  llvm::StringRef path = typed;
+  return !path.empty() && isShellSafe(path) && !path.contains(',') && !path.starts_with("-") &&
+         (llvm::sys::path::is_absolute(path) || !mayBeToolName(path.split('/').first));
+}
+
 std::string ToolPaths::addLink(std::string name, const std::string& target,
                                const std::string& shown, bool copy) {
+  // DeviceBuild tells tlc's names from the user's by this (usableAsTyped).
+  assert(mayBeToolName(llvm::StringRef(name).split('/').first) && "a work name of unknown form");
   Links.push_back({name, target, shown, copy, "", false});
   return name;
 }
@@ -87,6 +106,10 @@ bool ToolPaths::reachableAsItIs(const std::string& absolute) const {
   return RealPaths && safeAsItIs(absolute);
 }
 
+bool ToolPaths::givenAsItIs(const std::string& path) const {
+  return (AsTyped && usableAsTyped(path)) || reachableAsItIs(absoluteOf(path));
+}
+
 std::string ToolPaths::reach(const std::string& path, const std::string& name) {
   return reachAs(path, name, RealPaths);
 }
@@ -97,14 +120,17 @@ std::string ToolPaths::reachByRealPath(const std::string& path, const std::strin
 
 std::string ToolPaths::reachAs(const std::string& path, const std::string& name, bool real) {
   std::string absolute = absoluteOf(path);
-  if (!real || !safeAsItIs(absolute))
+  // In the user's folder, as typed; else by its absolute path.
+  bool typed = AsTyped && usableAsTyped(path);
+  std::string given = typed ? path : absolute;
+  if (!real || !(typed || safeAsItIs(absolute)))
     return link(path, name);
   for (const Link& existing : Links)
-    if (existing.real && existing.name == absolute)
-      return absolute;
+    if (existing.real && existing.name == given)
+      return given;
   // Not made (materialize), only remembered: messages show the user's spelling again.
-  Links.push_back({absolute, absolute, path, false, "", true});
-  return absolute;
+  Links.push_back({given, absolute, path, false, "", true});
+  return given;
 }
 
 std::string ToolPaths::input(size_t index, const std::string& path,
@@ -114,6 +140,11 @@ std::string ToolPaths::input(size_t index, const std::string& path,
   if (InputFolders.size() <= index)
     InputFolders.resize(index + 1);
   std::string shownFolder = llvm::sys::path::parent_path(path).str();
+  if (AsTyped) { // checked usableAsTyped by the caller: nvcc reads the original
+    Links.push_back({path, absolute, path, false, identity.lineName, true});
+    inputWorkFolder(index);
+    return path;
+  }
   if (reachableAsItIs(folder)) {
     Links.push_back({folder, folder, shownFolder, false, "", true});
     InputFolders[index] = folder;
@@ -143,12 +174,34 @@ std::string ToolPaths::inputFolder(size_t index) const {
   return index < InputFolders.size() ? InputFolders[index] : "src" + std::to_string(index);
 }
 
+std::string ToolPaths::inputWorkFolder(size_t index) {
+  std::string name = "in" + std::to_string(index);
+  if (AsTyped) // a copy's folder otherwise
+    WorkFolders.insert(name);
+  return name;
+}
+
+bool ToolPaths::linksAny() const {
+  return std::any_of(Links.begin(), Links.end(),
+                     [](const Link& link) { return !link.real && !link.copy; });
+}
+
+std::set<std::string> ToolPaths::workNames() const {
+  std::set<std::string> names(WorkFolders.begin(), WorkFolders.end());
+  for (const Link& link : Links)
+    if (!link.real)
+      names.insert(llvm::StringRef(link.name).split('/').first.str());
+  for (const auto& [name, contents] : Headers)
+    names.insert(llvm::StringRef(name).split('/').first.str());
+  return names;
+}
+
 std::string ToolPaths::folder(const std::string& path) {
   std::string absolute = absoluteOf(path);
   auto known = FolderNames.find(absolute);
   if (known != FolderNames.end())
     return known->second;
-  std::string name = reachableAsItIs(absolute)
+  std::string name = givenAsItIs(path)
                          ? reach(path, "")
                          : addLink("inc" + std::to_string(LinkedFolders++), absolute, path, false);
   FolderNames[absolute] = name;
@@ -316,6 +369,9 @@ llvm::Error ToolPaths::materialize() const {
   for (const auto& [name, contents] : Headers)
     if (llvm::Error error = writeFile(Work + "/" + name, contents))
       return error;
+  for (const std::string& name : WorkFolders)
+    if (auto ec = llvm::sys::fs::create_directories(Work + "/" + name))
+      return fail(Work + "/" + name, ec.message());
   return llvm::Error::success();
 }
 
@@ -335,7 +391,21 @@ std::string ToolPaths::outside(llvm::StringRef path) const {
 
 // Each link name that starts a path (at the start of the text, or after a character no path
 // name holds here) is replaced with the user's spelling.
-std::string ToolPaths::message(llvm::StringRef text) const {
+std::string ToolPaths::withoutWorkFolder(llvm::StringRef text) const {
+  if (Work.empty())
+    return text.str();
+  std::string prefix = Work + "/", out;
+  for (size_t at; (at = text.find(prefix)) != llvm::StringRef::npos;) {
+    out += text.take_front(at).str();
+    text = text.drop_front(at + prefix.size());
+  }
+  return out + text.str();
+}
+
+std::string ToolPaths::message(llvm::StringRef given) const {
+  // Tools running in the user's folder are given tlc's names by their absolute paths.
+  std::string stripped = withoutWorkFolder(given);
+  llvm::StringRef text = stripped;
   std::string out;
   for (size_t i = 0; i < text.size();) {
     bool boundary =
@@ -373,7 +443,9 @@ std::vector<std::string> ToolPaths::realPaths() const {
   return paths;
 }
 
-std::string ToolPaths::argument(llvm::StringRef arg) const {
+std::string ToolPaths::argument(llvm::StringRef given) const {
+  std::string stripped = withoutWorkFolder(given);
+  llvm::StringRef arg = stripped;
   for (const Link& link : Links) {
     if (link.real) // the argument names it already
       continue;

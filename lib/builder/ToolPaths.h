@@ -14,7 +14,10 @@
 // (useRealPaths: -lineinfo, -G) each is given by its real path instead where that is safe, so that
 // the line tables name the files profilers and debuggers open, the same in every build (the
 // input is named by its absolute path then too, SourceIdentity); only a path that is not safe is
-// still reached through a link, whose name is then what the line table records. Outputs are
+// still reached through a link, whose name is then what the line table records. Where it can,
+// a build with device debug info runs its compiles in the user's folder instead
+// (runInUserFolder), with the user's own spellings and tlc's names by their absolute paths in the
+// work folder, so that the line tables name the files from /proc/self/cwd. Outputs are
 // written there. Macros and flags reach nvcc only when made of safe characters
 // (isShellSafe); a macro that is not is defined in a header nvcc force-includes, and a flag that
 // is not is a usage error naming it. The one exception is tlc's own `-gencode=arch=...,code=[...]`
@@ -27,6 +30,7 @@
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,14 +71,42 @@ public:
   // Device debug info: folders and files outside are given by their real paths where safe (the
   // class comment says why); called before any name is chosen.
   void useRealPaths(bool real) { RealPaths = real; }
+  // Device debug info where the compiles can run in the user's working folder, as nvcc run there
+  // by hand would (DeviceBuildOptions::userFolder): every input, and every folder or file whose
+  // spelling is usableAsTyped, reaches nvcc as the user spelled it, relative ones included, so
+  // that the line tables name them from the compilation folder /proc/self/cwd, the same bytes in
+  // every copy of the project. Inputs are not copied then. What is not usable so is given as
+  // under useRealPaths. Called before any name is chosen.
+  void runInUserFolder() {
+    RealPaths = true;
+    AsTyped = true;
+  }
+  bool runsInUserFolder() const { return AsTyped; }
+  // Whether a tool running in the user's folder can be given `typed` as it is: shell-safe, without
+  // ',', not an option's look-alike, and not starting with a component that could be one of tlc's
+  // own names in the work folder (mayBeToolName), which DeviceBuild tells apart by that.
+  static bool usableAsTyped(const std::string& typed);
+  // Whether `component` (a path's first) has the form of a name tlc gives things in the work
+  // folder ("in0", "inc3", "cuda", "tlc-include", ...).
+  static bool mayBeToolName(llvm::StringRef component);
   const std::string& workDir() const { return Work; }
 
   // The name a tool uses for input `index` ("in0/vadd.cu"): a copy of `path` that starts with a
   // line marker naming `identity.lineName`, made by materialize(); inputFolder(index) is the
   // folder holding the original: "src0", a link to it, or under useRealPaths its real path when
   // safe.
+  // Under runInUserFolder the input is given as typed, with no copy and no folder of its own
+  // (inputFolder is empty: nvcc finds what is beside it itself).
   std::string input(size_t index, const std::string& path, const SourceIdentity& identity);
   std::string inputFolder(size_t index) const;
+  // A folder of the work folder that belongs to input `index` alone ("in0"), where nvcc may keep
+  // its intermediates (-G's --keep).
+  std::string inputWorkFolder(size_t index);
+  // The first components of every name in the work folder the tools are given (links, copies,
+  // headers, folders): how DeviceBuild tells them from the user's relative spellings.
+  std::set<std::string> workNames() const;
+  // Whether any path so far is reached through a link in the work folder.
+  bool linksAny() const;
   // A folder outside the work folder: under useRealPaths its real path when safe, else a link
   // ("inc0").
   std::string folder(const std::string& path);
@@ -134,6 +166,9 @@ private:
   llvm::Expected<std::string> program(llvm::StringRef value);
   bool reachableAsItIs(const std::string& absolute) const;
   std::string reachAs(const std::string& path, const std::string& name, bool real);
+  bool givenAsItIs(const std::string& path) const;
+  // `text` without the work folder's absolute path before its own names (runInUserFolder).
+  std::string withoutWorkFolder(llvm::StringRef text) const;
 
   std::string Work;
   std::vector<Link> Links;
@@ -141,7 +176,9 @@ private:
   std::vector<std::string> InputFolders;          // per input: its folder as the tools get it
   size_t LinkedFolders = 0;                       // "inc<N>" links made so far
   bool RealPaths = false;
+  bool AsTyped = false;
   std::map<std::string, std::string> Headers; // name -> contents
+  std::set<std::string> WorkFolders;          // empty folders to make (inputWorkFolder)
 };
 
 } // namespace tlc

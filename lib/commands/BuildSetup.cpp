@@ -301,17 +301,64 @@ llvm::Expected<std::unique_ptr<RemoteCache>> remoteCacheFor(const BuildOptions& 
   return std::make_unique<RemoteCache>(std::move(*storage));
 }
 
-// The options the tools get: the inputs copied into the work folder and every other path a
-// link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
+// With device debug info, the folder nvcc compiles in when it can be the user's working folder
+// (ToolPaths::runInUserFolder): every input usable as typed, and the work folder, which nvcc is
+// then given by its absolute path, without the ',' that nvcc splits option values at (its path
+// is shell-safe already, workRoot). Empty where not: the work folder, and real paths.
+static std::string userFolderForCompiles(const BuildOptions& options, bool debugInfo, bool images) {
+  // A compiler cache keys the folder it runs in unless told not to; its builds stay in theirs.
+  if (!debugInfo || images || !options.launcher.empty())
+    return "";
+  for (const std::string& input : options.sources.inputs)
+    if (!ToolPaths::usableAsTyped(input))
+      return "";
+  auto root = workRoot();
+  if (!root) {
+    llvm::consumeError(root.takeError()); // Staging reports it
+    return "";
+  }
+  llvm::SmallString<256> cwd;
+  if (llvm::StringRef(*root).contains(',') || llvm::sys::fs::current_path(cwd))
+    return "";
+  return cwd.str().str();
+}
+
+static llvm::Expected<ToolView> prepareToolsIn(const BuildOptions& options, const BuildTools& tools,
+                                               const PathRelocation& relocation,
+                                               const std::string& userFolder);
+
+// With device debug info the line tables name the real files (ToolPaths.h): as nvcc run in the
+// user's folder names them where it can be, by their real paths otherwise. A path nvcc could
+// reach only through a link would be named by the link's absolute path in the work folder, which
+// no two builds share and which is gone after the build: then no compile runs in the user's
+// folder, and the link's stable relative name is what the line table records.
 llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTools& tools,
                                       const PathRelocation& relocation) {
+  bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
+  std::string userFolder =
+      userFolderForCompiles(options, debugInfo, hasImageInputs(options.sources.inputs));
+  auto view = prepareToolsIn(options, tools, relocation, userFolder);
+  if (view && !userFolder.empty() && view->compilesReachLinks)
+    return prepareToolsIn(options, tools, relocation, "");
+  return view;
+}
+
+// The options the tools get: the inputs copied into the work folder and every other path a
+// link there (ToolPaths.h); every flag that reaches nvcc checked. Fails before anything is made.
+static llvm::Expected<ToolView> prepareToolsIn(const BuildOptions& options, const BuildTools& tools,
+                                               const PathRelocation& relocation,
+                                               const std::string& userFolder) {
   const FrontendOptions& frontend = options.sources.frontend;
   ToolView view;
   ToolPaths& names = view.names;
-  // With device debug info the line tables name the real files (ToolPaths.h).
   bool debugInfo = wantsDeviceDebugInfo(options.nvccFlags);
-  names.useRealPaths(debugInfo);
+  bool images = hasImageInputs(options.sources.inputs);
   DeviceBuildOptions& device = view.device;
+  device.userFolder = userFolder;
+  if (!userFolder.empty())
+    names.runInUserFolder();
+  else
+    names.useRealPaths(debugInfo);
   device.name = options.name;
   // With debug info the toolkit by its real path (where shell-safe), so that the line tables
   // name its headers where they are. Under a compiler launcher too: sccache's server remembers
@@ -325,17 +372,26 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
   device.launcher = options.launcher;
   device.relocatable = frontend.relocatable;
   // A build of images: ptxas and fatbinary read them through links, nvcc reads nothing.
-  bool images = hasImageInputs(options.sources.inputs);
   if (images)
     prepareImageTools(options, tools, view);
   for (size_t i = 0; i < options.sources.inputs.size() && !images; ++i) {
     const std::string& input = options.sources.inputs[i];
     SourceIdentity identity =
         sourceIdentity(input, relocation.path(absolutePath(input)), debugInfo);
+    if (names.runsInUserFolder()) {
+      // Read as typed and named so, as nvcc run by hand names it. Its internal-linkage symbols
+      // (cuda_fp16.h's static functions among them) are named from the same spelling, not the
+      // absolute path nvcc would hash (a --base-dir's relative one still wins): with device
+      // debug info a project's copies in two folders build the same bytes.
+      identity.lineName = input;
+      if (llvm::sys::path::is_absolute(identity.hashedPath) && !llvm::sys::path::is_absolute(input))
+        identity.hashedPath = input;
+    }
     device.inputs.push_back(names.input(i, input, identity));
     device.hashedPaths.push_back(identity.hashedPath);
     view.identities.push_back(identity);
     device.inputDirs.push_back(names.inputFolder(i));
+    device.inputWorkDirs.push_back(names.inputWorkFolder(i));
     device.inputNames.push_back(llvm::sys::path::filename(options.sources.inputs[i]).str());
   }
   if (!frontend.tlcIncludeDir.empty())
@@ -367,6 +423,9 @@ llvm::Expected<ToolView> prepareTools(const BuildOptions& options, const BuildTo
     if (!flags.empty())
       device.inputFlags[device.inputs[i]] = std::move(flags);
   }
+
+  device.workNames = names.workNames();
+  view.compilesReachLinks = names.linksAny();
 
   HostBuildOptions& host = view.host;
   host.name = options.name;

@@ -67,6 +67,7 @@ struct ToolView {
   std::optional<ImageSet> images;
   std::vector<TargetSource> imageSources;
   ImageBuildOptions imageOptions;
+  bool compilesReachLinks = false; // nvcc is given a link in the work folder
 
   void setWorkDir(const std::string& dir) {
     names.setWorkDir(dir);

@@ -17,6 +17,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sys/stat.h>
 
 using namespace tlc;
@@ -179,6 +180,34 @@ TEST_CASE("with device debug info safe paths reach nvcc as they are and unsafe o
   ToolPaths plain;
   CHECK(flagsOk(plain, {"-I/inc"}, macros) == std::vector<std::string>{"-I", "inc0"});
   CHECK(plain.realPaths().empty());
+}
+
+TEST_CASE("run in the user's folder, nvcc gets the user's own spellings", "[hardening]") {
+  ToolPaths paths;
+  paths.runInUserFolder();
+  paths.setWorkDir("/w");
+  // The input as typed, not copied; no folder of its own on the include path.
+  CHECK(paths.input(0, "src/k.cu", sourceIdentity("src/k.cu", "/p/src/k.cu", true)) == "src/k.cu");
+  CHECK(paths.inputFolder(0).empty());
+  CHECK(paths.inputWorkFolder(0) == "in0");
+  // Relative and absolute spellings as they are; one that could be read as one of tlc's own
+  // names in the work folder by its absolute path; an unsafe one through a link.
+  ToolPaths::Macros macros;
+  CHECK(flagsOk(paths, {"-Iinc", "-I/opt/x", "-Iinc0", "-I", "my dir", "-include", "pre.h"},
+                macros) == std::vector<std::string>{"-I", "inc", "-I", "/opt/x", "-I",
+                                                    absolutePath("inc0"), "-I", "inc0", "-include",
+                                                    "pre.h"});
+  CHECK(paths.linksAny());
+  CHECK(paths.workNames() == std::set<std::string>{"in0", "inc0"});
+  CHECK(paths.realPaths() ==
+        std::vector<std::string>{"src/k.cu", "inc", "/opt/x", absolutePath("inc0"), "pre.h"});
+  // What a tool given absolute work names prints, and the manifest, show the user's paths.
+  CHECK(paths.message("/w/inc0/x.h:1: error") == "my dir/x.h:1: error");
+  CHECK(paths.argument("-I/w/inc0") == "-I" + absolutePath("my dir"));
+  CHECK(ToolPaths::usableAsTyped("a/b.cu"));
+  for (const char* unusable :
+       {"", "-x.cu", "a b.cu", "a,b.cu", "cuda/x.h", "tlc-include", "src2/k.cu", "in0"})
+    CHECK_FALSE(ToolPaths::usableAsTyped(unusable));
 }
 
 TEST_CASE("nvcc is told an input's own names, and only shell-safe ones on its command line",

@@ -2,7 +2,8 @@
 // other folders, from another checkout under one --base-dir, with static and anonymous-namespace
 // kernels (whose device symbols nvcc derives from the compiled file's path) and with -lineinfo;
 // and the image is the one nvcc itself builds from the original file with the same flags. With
-// -lineinfo and -G the line tables name the real headers, and builds still agree.
+// -lineinfo and -G nvcc runs in the build's folder, the line tables name the real sources and
+// headers from the compilation folder /proc/self/cwd, and copies in two folders agree.
 #include "TestSupport.h"
 
 #include "support/Files.h"
@@ -14,6 +15,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -130,10 +133,11 @@ TEST_CASE("images with -lineinfo are reproducible and their line tables name the
                    out});
   checkSame(root + "/out1", root + "/out2");
   std::string image = readText(root + "/out1/mixed.fatbin");
-  // The line table's folder is the source's own, which profilers and debuggers open; no name of
-  // tlc's work folder is anywhere.
-  CHECK_THAT(image, Contains(absolutePath(root + "/src")));
-  CHECK_THAT(image, !Contains("tlc-build-"));
+  // The line table names the source as typed, from the compilation folder /proc/self/cwd (nvcc
+  // run in the build's folder by hand); no name of tlc's work folder is anywhere, nor the
+  // build's own folder.
+  CHECK_THAT(image, Contains("/proc/self/cwd/src"));
+  CHECK_THAT(image, !Contains("tlc-build-") && !Contains(absolutePath(root)));
 }
 
 TEST_CASE("the image is the one nvcc builds from the original file with the same flags",
@@ -195,23 +199,79 @@ std::string imageIn(const std::string& out, const std::string& name) {
 
 } // namespace
 
-TEST_CASE("line tables under -lineinfo name a header found through -I by its real path",
+// Each folder of the compilation folder /proc/self/cwd that `image` names, as it is in `dir`,
+// where the build ran and where a debugger or profiler started there resolves it.
+std::vector<std::string> foldersNamed(const std::string& image, const std::string& dir) {
+  std::vector<std::string> folders;
+  llvm::StringRef rest = image;
+  for (size_t at; (at = rest.find("/proc/self/cwd")) != llvm::StringRef::npos;) {
+    rest = rest.drop_front(at + strlen("/proc/self/cwd"));
+    llvm::StringRef path = rest.take_while([](char c) { return c > ' ' && c < 0x7f && c != '"'; });
+    folders.push_back(dir + path.str());
+  }
+  return folders;
+}
+
+TEST_CASE("line tables under -lineinfo name headers as nvcc run in the build's folder does",
           "[buildsystem][reproducible]") {
   std::string root = scratchDir("lineinfo-header");
   writeSharedHeaderProject(root, "inc");
   buildIn(root,
           {"src/mixed.cu", "-I", "inc", "--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-o", "out"});
   std::string image = imageIn(root + "/out", "mixed");
-  // The header's folder as it is, which profilers and debuggers open; the toolkit's headers
-  // under the toolkit's own folder. No name of tlc's work folder, nor a link there.
-  CHECK(holds(image, absolutePath(root + "/inc")));
-  CHECK(holds(image, absolutePath(root + "/src")));
+  // The header's folder and the source's as typed, under the compilation folder; the toolkit's
+  // headers under the toolkit's own folder. No name of tlc's work folder, nor a link there.
+  CHECK(holds(image, "/proc/self/cwd/inc"));
+  CHECK(holds(image, "/proc/self/cwd/src"));
   bool toolkitNamed = false;
   for (const std::string& toolkit : toolkitFolders())
     toolkitNamed = toolkitNamed || holds(image, toolkit + "/bin/../targets/");
   CHECK(toolkitNamed);
-  for (const char* work : {"tlc-build-", "/proc/self/cwd/", "inc0"})
+  for (const std::string& work :
+       {std::string("tlc-build-"), std::string("inc0"), absolutePath(root)})
     CHECK_FALSE(holds(image, work));
+  // Every folder named is a real one, seen from where the build ran.
+  std::vector<std::string> folders = foldersNamed(image, root);
+  CHECK(folders.size() >= 2);
+  for (const std::string& folder : folders) {
+    INFO(folder);
+    CHECK(llvm::sys::fs::exists(folder));
+  }
+}
+
+TEST_CASE("copies of a project in two folders build byte-identical images with -lineinfo and -G",
+          "[buildsystem][reproducible]") {
+  // A module of three inputs (device-linked: cuda_fp16.h's static functions and the header's
+  // get internal-linkage names) with an include folder, built in two checkouts.
+  std::string a = scratchDir("lineinfo-two-folders-a"), b = scratchDir("lineinfo-two-folders-b");
+  writeSharedHeaderProject(a, "inc");
+  writeSharedHeaderProject(b, "inc");
+  for (const char* flag : {"-lineinfo", "-G"}) {
+    INFO(flag);
+    std::string out = std::string("out") + flag;
+    for (const std::string& dir : {a, b})
+      buildIn(dir, {"src/mixed.cu", "src/twin_a.cu", "src/twin_b.cu", "--name", "mixed", "-I",
+                    "inc", "--arch", "sm_90a", "-Xnvcc", flag, "-o", out});
+    std::string image = imageIn(a + "/" + out, "mixed");
+    CHECK(image == imageIn(b + "/" + out, "mixed"));
+    CHECK(readText(a + "/" + out + "/libmixed.so") == readText(b + "/" + out + "/libmixed.so"));
+    CHECK_FALSE(holds(image, a));
+    for (const std::string& folder : foldersNamed(image, a)) {
+      INFO(folder);
+      CHECK(llvm::sys::fs::exists(folder));
+    }
+    // nvcc ran in the project's folder and wrote nothing there: -G's kept intermediates too.
+    for (const std::string& dir : {a, b}) {
+      std::error_code ec;
+      std::vector<std::string> entries;
+      for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+        entries.push_back(llvm::sys::path::filename(it->path()).str());
+      std::sort(entries.begin(), entries.end());
+      CHECK(entries.size() <= 4); // inc, src, out-lineinfo, out-G
+      for (const std::string& entry : entries)
+        CHECK((entry == "inc" || entry == "src" || llvm::StringRef(entry).starts_with("out-")));
+    }
+  }
 }
 
 TEST_CASE("three inputs sharing a header build byte-identical images with -lineinfo and -G",
