@@ -502,6 +502,12 @@ public:
     return skipsBodyOf(decl, Preprocessor.getSourceManager());
   }
 
+  // The top-level declarations this parse read itself, not from a preamble (Preamble.h).
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    LocalDecls.insert(LocalDecls.end(), group.begin(), group.end());
+    return true;
+  }
+
   void HandleTranslationUnit(clang::ASTContext& context) override {
     // Facts from a broken AST would only add noise to the real errors. Errors Clang made in
     // function bodies, which nvcc does not share, were not passed on (Frontend.cpp) and do not
@@ -509,6 +515,14 @@ public:
     const clang::DiagnosticConsumer* shown = context.getDiagnostics().getClient();
     if (shown ? shown->getNumErrors() > 0 : context.getDiagnostics().hasErrorOccurred())
       return;
+    // With a preamble loaded, the walk covers what this parse read itself: walking the whole
+    // translation unit would read every declaration of the preamble's CUDA and C++ headers back
+    // from the precompiled file (most of a small file's parse, as clangd found) only to pass
+    // them by, since they hold no kernel and nothing of the user's. Kernel templates the input
+    // instantiates are reached through their own declarations, which the input or its headers
+    // made.
+    if (context.getExternalSource())
+      context.setTraversalScope(LocalDecls);
     Extractor extractor(context, Preprocessor, Facts);
     extractor.TraverseDecl(context.getTranslationUnitDecl());
     extractor.warnAboutUninstantiatedTemplates();
@@ -516,6 +530,8 @@ public:
   }
 
 private:
+  std::vector<clang::Decl*> LocalDecls;
+
   void recordFilesRead(const clang::SourceManager& sources) {
     // The compatibility header and the fallback stand-ins are virtual: nothing to depend on.
     llvm::StringRef virtualFolder = llvm::sys::path::parent_path(parseCompatHeaderPath());
