@@ -239,8 +239,9 @@ private:
                             Options.hashedPaths[index]);
     // With -G, ptxas records its command line in the image, input included: nvcc's temporary
     // `tmpxft_<pid>_..._k.ptx` would make every build's image differ. Kept intermediates are
-    // named after the input instead (`k.ptx`), in the copy's own folder, which no other input
-    // shares. (Under a compiler launcher the cached object is the same every time anyway.)
+    // named after the input instead (`k.ptx`), in the input's own folder of the work folder
+    // (where its copy is, if any), which no other input shares. (Under a compiler launcher the
+    // cached object is the same every time anyway.)
     if (Debug && !Cacheable && index < Options.inputWorkDirs.size())
       step.argv.insert(step.argv.end(),
                        {"--keep", "--keep-dir", forCompile(Options.inputWorkDirs[index])});

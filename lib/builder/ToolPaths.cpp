@@ -52,14 +52,21 @@ static std::string listItemSpelling(const std::string& path) {
 }
 
 SourceIdentity sourceIdentity(const std::string& typed, const std::string& relocated,
-                              bool debugInfo) {
+                              bool debugInfo, bool inUserFolder) {
   std::string absolute = absolutePath(typed);
   // nvcc hashes the absolute path of what it compiles; under a base folder, the relocated one.
-  std::string hashed = llvm::sys::path::is_absolute(relocated) ? absolute : relocated;
+  // Compiled in the user's folder, the spelling as typed, which the line table names too: a
+  // project's copies in two folders then build the same bytes.
+  bool fromTyped = inUserFolder && llvm::sys::path::is_absolute(relocated) &&
+                   !llvm::sys::path::is_absolute(typed);
+  std::string hashed = fromTyped                                 ? typed
+                       : llvm::sys::path::is_absolute(relocated) ? absolute
+                                                                 : relocated;
   SourceIdentity identity;
   identity.hashedPath = listItemSpelling(hashed);
   // nvcc names a file as it was given; the cache's relocated spelling under a base folder.
-  std::string lineName = debugInfo                                 ? absolute
+  std::string lineName = inUserFolder                              ? typed
+                         : debugInfo                               ? absolute
                          : llvm::sys::path::is_absolute(relocated) ? typed
                                                                    : relocated;
   identity.lineName = fitsLineMarker(lineName) ? lineName : identity.hashedPath;
@@ -389,8 +396,6 @@ std::string ToolPaths::outside(llvm::StringRef path) const {
   return absolutePath(Work + "/" + path.str());
 }
 
-// Each link name that starts a path (at the start of the text, or after a character no path
-// name holds here) is replaced with the user's spelling.
 std::string ToolPaths::withoutWorkFolder(llvm::StringRef text) const {
   if (Work.empty())
     return text.str();
@@ -402,8 +407,10 @@ std::string ToolPaths::withoutWorkFolder(llvm::StringRef text) const {
   return out + text.str();
 }
 
+// Each link name that starts a path (at the start of the text, or after a character no path
+// name holds here) is replaced with the user's spelling. Tools running in the user's folder are
+// given tlc's names by their absolute paths: the work folder's is dropped first.
 std::string ToolPaths::message(llvm::StringRef given) const {
-  // Tools running in the user's folder are given tlc's names by their absolute paths.
   std::string stripped = withoutWorkFolder(given);
   llvm::StringRef text = stripped;
   std::string out;

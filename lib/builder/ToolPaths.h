@@ -59,8 +59,11 @@ struct SourceIdentity {
 // folder build the same bytes. With device debug info (-lineinfo, -G) the line name is the
 // absolute path, which profilers and debuggers open (cicc would prefix a relative one with the
 // work folder); the image then names where the sources are, as nvcc's does.
+// Compiled in the user's folder (ToolPaths::runInUserFolder), nvcc reads the input as typed:
+// that spelling names it, and its internal-linkage symbols too (cuda_fp16.h's static functions
+// among them), unless a --base-dir relocates it.
 SourceIdentity sourceIdentity(const std::string& typed, const std::string& relocated,
-                              bool debugInfo);
+                              bool debugInfo, bool inUserFolder = false);
 
 class ToolPaths {
 public:

@@ -376,17 +376,8 @@ static llvm::Expected<ToolView> prepareToolsIn(const BuildOptions& options, cons
     prepareImageTools(options, tools, view);
   for (size_t i = 0; i < options.sources.inputs.size() && !images; ++i) {
     const std::string& input = options.sources.inputs[i];
-    SourceIdentity identity =
-        sourceIdentity(input, relocation.path(absolutePath(input)), debugInfo);
-    if (names.runsInUserFolder()) {
-      // Read as typed and named so, as nvcc run by hand names it. Its internal-linkage symbols
-      // (cuda_fp16.h's static functions among them) are named from the same spelling, not the
-      // absolute path nvcc would hash (a --base-dir's relative one still wins): with device
-      // debug info a project's copies in two folders build the same bytes.
-      identity.lineName = input;
-      if (llvm::sys::path::is_absolute(identity.hashedPath) && !llvm::sys::path::is_absolute(input))
-        identity.hashedPath = input;
-    }
+    SourceIdentity identity = sourceIdentity(input, relocation.path(absolutePath(input)), debugInfo,
+                                             names.runsInUserFolder());
     device.inputs.push_back(names.input(i, input, identity));
     device.hashedPaths.push_back(identity.hashedPath);
     view.identities.push_back(identity);

@@ -577,11 +577,10 @@ bool inSpecialMathFunctions(llvm::StringRef file) {
 // A function only device code calls (`__device__`, not `__host__` nor `__global__`; Clang makes
 // an unmarked constexpr function both; a constexpr one keeps its body anyway). Instantiating its
 // body cannot make a kernel the launcher library needs: kernels are launched and named from host
-// code, and a library's device-side launches (CUB's and Thrust's dispatch, for dynamic parallelism)
-// sit in
-// `__host__ __device__` functions, which keep their bodies. Skipping these is what makes the
-// parse of template-heavy device code (CUB's block primitives, CUTLASS's collectives) cheap next
-// to nvcc's own compile of it.
+// code, and a library's device-side launches (CUB's and Thrust's dispatch, for dynamic
+// parallelism) sit in `__host__ __device__` functions, which keep their bodies. Skipping these is
+// what makes the parse of template-heavy device code (CUB's block primitives, CUTLASS's
+// collectives) cheap next to nvcc's own compile of it.
 bool deviceOnly(const clang::FunctionDecl& function) {
   return function.hasAttr<clang::CUDADeviceAttr>() && !function.hasAttr<clang::CUDAHostAttr>() &&
          !function.hasAttr<clang::CUDAGlobalAttr>() && !function.isConstexpr();

@@ -225,6 +225,12 @@ TEST_CASE("nvcc is told an input's own names, and only shell-safe ones on its co
   SourceIdentity debug = sourceIdentity("/base/p/k.cu", "p/k.cu", true);
   CHECK(debug.lineName == "/base/p/k.cu");
   CHECK(debug.hashedPath == "p/k.cu");
+  // Compiled in the user's folder: the spelling as typed names it and is hashed; a base folder's
+  // relocated spelling still wins for the hash.
+  SourceIdentity inFolder = sourceIdentity("src/k.cu", "/cwd/src/k.cu", true, true);
+  CHECK(inFolder.lineName == "src/k.cu");
+  CHECK(inFolder.hashedPath == "src/k.cu");
+  CHECK(sourceIdentity("src/k.cu", "p/src/k.cu", true, true).hashedPath == "p/src/k.cu");
   // A path the shell would interpret reaches nvcc's command line only made safe, and still
   // distinct from the path that differs only there.
   SourceIdentity hostile = sourceIdentity("/src/d$(x)/k'1.cu", "/src/d$(x)/k'1.cu", false);
