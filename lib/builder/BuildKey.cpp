@@ -137,6 +137,17 @@ std::string compileStepCacheKey(const CompileStepKey& in) {
   return key.digest();
 }
 
+std::string launcherStepCacheKey(const LauncherStepKey& in) {
+  CacheKey key;
+  key.add("step", "host launcher compile");
+  key.add("tlc", tlcVersion());
+  key.add("command", in.command);
+  key.add("launcher-content", in.sourceDigest);
+  key.add("header-content", in.headerDigest);
+  key.addToolIdentities({{"host-compiler-content", in.hostCompiler}}, in.toolMemoDir);
+  return key.digest();
+}
+
 // The key's parts in the order they always had: entries made before the move still hit.
 llvm::Expected<std::string>
 buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocation& relocation,

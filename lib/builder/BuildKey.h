@@ -57,6 +57,18 @@ struct CompileStepKey {
 };
 std::string compileStepCacheKey(const CompileStepKey& in);
 
+// The key of the launcher's compile by the host compiler (commands/Build.cpp): tlc's release,
+// the command as the manifest records it, the contents of the two files it compiles that the
+// build rendered (NAME_launcher.cpp and NAME.h), and the compiler's binary. The headers it read
+// besides (tlc's, the toolkit's, the C library's) are the entry's dependencies.
+struct LauncherStepKey {
+  const std::string& hostCompiler;
+  std::string command;
+  std::string sourceDigest, headerDigest;
+  std::string toolMemoDir;
+};
+std::string launcherStepCacheKey(const LauncherStepKey& in);
+
 // The whole first part of the key, in one place: tlc and Clang, the toolkit and the host
 // compiler by release and content (not where they are: Relocation.h), the options
 // (addBuildOptions), each input's content (`inputDigest`, which the manifest shares) and the

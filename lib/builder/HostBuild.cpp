@@ -25,7 +25,10 @@ HostPlan planHostBuild(const HostBuildOptions& options) {
                           {}};
   plan.compileLauncher.argv.insert(plan.compileLauncher.argv.end(), options.runtimeFlags.begin(),
                                    options.runtimeFlags.end());
-  for (const std::string& arg : {std::string("-c"), source, std::string("-o"), object})
+  // -MD: the headers it read, which the cache entry of its object lists (commands/Build.cpp).
+  plan.launcherDependencies = options.name + "_launcher.d";
+  for (const std::string& arg : {std::string("-MD"), std::string("-MF"), plan.launcherDependencies,
+                                 std::string("-c"), source, std::string("-o"), object})
     plan.compileLauncher.argv.push_back(arg);
   plan.link = {"link " + library,
                {options.compiler, "-shared", "-o", library, object},

@@ -26,7 +26,8 @@ struct HostBuildOptions {
 
 struct HostPlan {
   Step compileLauncher;
-  Step link; // lib<name>.so, in the work folder
+  Step link;                             // lib<name>.so, in the work folder
+  std::string launcherDependencies = {}; // compileLauncher's depfile: what it read (in workDir)
 };
 
 HostPlan planHostBuild(const HostBuildOptions& options);

@@ -23,6 +23,7 @@
 #include "commands/BuildCaching.h"
 #include "commands/BuildSetup.h"
 #include "commands/Commands.h"
+#include "publish/Depfile.h"
 #include "publish/Manifest.h"
 #include "publish/Publish.h"
 #include "render/LauncherView.h"
@@ -38,6 +39,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -173,8 +175,9 @@ public:
     case TaskKind::Tool: { // what it prints is shown once the plan has run (report)
       StepOutput output;
       std::optional<size_t> input = cachedCompileOf(*task.step);
-      llvm::Error error =
-          input ? compileInput(*input, *task.step, output) : Runner.run(*task.step, &output);
+      llvm::Error error = input                           ? compileInput(*input, *task.step, output)
+                          : isLauncherCompile(*task.step) ? compileLauncher(*task.step, &output)
+                                                          : Runner.run(*task.step, &output);
       std::lock_guard<std::mutex> lock(OutputsMutex);
       ToolOutputs[&task] = std::move(output);
       return error;
@@ -194,7 +197,7 @@ public:
       // symbols, targets or --entry changed it.
       if (!*changed || Options.emitOnly)
         return llvm::Error::success();
-      return Runner.run(Plans.host.compileLauncher);
+      return compileLauncher(Plans.host.compileLauncher, nullptr);
     }
     case TaskKind::ToolVersions:
       Versions = toolReleases(Tools);
@@ -306,11 +309,16 @@ private:
     return finishBuild(*Work, Options, files, targetFile, Files.manifest, dependencies);
   }
 
-  // The input whose own nvcc compile `step` is, where such compiles are cached one by one
-  // (commands/BuildCaching.h): relocatable code of several inputs, with a cache and no compiler
-  // launcher (ccache and sccache cache those compiles themselves).
+  // Whether the build's steps are cached one by one (commands/BuildCaching.h), each input's nvcc
+  // compile and the launcher's: relocatable code of several inputs, with a cache and no compiler
+  // launcher (ccache and sccache cache those compiles themselves). An edit of one input then
+  // leaves its compile, the device link and the library's link to do. (A module of one input
+  // compiles it again on any edit; its launcher's compile is the least of that build.)
+  bool cachesSteps() const { return Cache && Plans.device.relocatable && Options.launcher.empty(); }
+
+  // The input whose own nvcc compile `step` is, where steps are cached one by one.
   std::optional<size_t> cachedCompileOf(const Step& step) const {
-    if (!Cache || !Plans.device.relocatable || !Options.launcher.empty())
+    if (!cachesSteps())
       return std::nullopt;
     const std::vector<Step>& compiles = Plans.device.compiles;
     for (size_t i = 0; i < compiles.size() && i < Options.sources.inputs.size(); ++i)
@@ -333,7 +341,7 @@ private:
                                  *digest, Identities[i], Cache->toolMemoDir()});
       std::string input = Relocation.path(absolutePath(Options.sources.inputs[i]));
       if (auto messages =
-              restoreCompile(*Cache, key, step.output, input, Relocation, step.workingDir)) {
+              restoreCompile(*Cache, key, step.output, {input}, Relocation, step.workingDir)) {
         if (Options.sources.verbose)
           printToolMessage(MessageKind::Note, "cached: " + step.description);
         output.text = std::move(*messages);
@@ -345,6 +353,88 @@ private:
     std::lock_guard<std::mutex> lock(CompileCacheMutex);
     CompilesToStore.push_back({i, key, step.output, step.workingDir, output.text});
     return llvm::Error::success();
+  }
+
+  bool isLauncherCompile(const Step& step) const {
+    const Step& launcher = Plans.host.compileLauncher;
+    return step.output == launcher.output && step.argv == launcher.argv;
+  }
+
+  // The launcher's compile, where steps are cached one by one: from its own cache entry where
+  // one matches, else run and stored with
+  // the headers it read (its depfile). Its key is the two files the build rendered
+  // (launcherStepCacheKey), which only the kernels' signatures, names and targets decide: an
+  // edited kernel body, or one edited file of several, renders the same launcher again.
+  llvm::Error compileLauncher(const Step& step, StepOutput* output) {
+    if (!cachesSteps())
+      return Runner.run(step, output);
+    const std::string& dir = step.workingDir;
+    auto source = sha256OfFile(dir + "/" + Files.launcherSource);
+    auto header = sha256OfFile(dir + "/" + Files.header);
+    if (!source || !header) { // the compile will say what is wrong with them
+      llvm::consumeError(source.takeError());
+      llvm::consumeError(header.takeError());
+      return Runner.run(step, output);
+    }
+    std::string key = launcherStepCacheKey(
+        {Tools.compiler.path, Runner.commandLine(step), *source, *header, Cache->toolMemoDir()});
+    {
+      std::lock_guard<std::mutex> lock(CompileCacheMutex);
+      if (auto messages = restoreCompile(*Cache, key, step.output, {}, Relocation, dir)) {
+        if (Options.sources.verbose)
+          printToolMessage(MessageKind::Note, "cached: " + step.description);
+        if (output)
+          output->text = std::move(*messages);
+        else if (!messages->empty()) {
+          StderrSection section;
+          llvm::errs() << *messages;
+        }
+        return llvm::Error::success();
+      }
+    }
+    if (llvm::Error error = Runner.run(step, output))
+      return error;
+    auto dependencies = launcherHeaders(dir);
+    if (!dependencies) { // not stored: what it read is not known
+      llvm::consumeError(dependencies.takeError());
+      return llvm::Error::success();
+    }
+    std::lock_guard<std::mutex> lock(CompileCacheMutex);
+    storeCompile(*Cache, key, step.output, dir, *dependencies, Relocation,
+                 output ? output->text : "");
+    return llvm::Error::success();
+  }
+
+  // The files the launcher's compile read besides the two the key holds, by their real paths
+  // (the compile reaches tlc's and the toolkit's headers through links in the work folder):
+  // from the compiler's depfile. An error when the depfile cannot be read, or names a file that
+  // is not there or another of the work folder's.
+  llvm::Expected<std::vector<std::string>> launcherHeaders(const std::string& dir) const {
+    auto text = readFile(dir + "/" + Plans.host.launcherDependencies);
+    if (!text)
+      return text.takeError();
+    auto prerequisites = depfilePrerequisites(*text);
+    if (!prerequisites)
+      return prerequisites.takeError();
+    llvm::SmallString<256> workDir;
+    if (std::error_code error = llvm::sys::fs::real_path(dir, workDir))
+      return llvm::errorCodeToError(error);
+    std::vector<std::string> headers;
+    for (const std::string& spelled : *prerequisites) {
+      std::string path = llvm::sys::path::is_absolute(spelled) ? spelled : dir + "/" + spelled;
+      llvm::SmallString<256> real;
+      if (std::error_code error = llvm::sys::fs::real_path(path, real))
+        return llvm::errorCodeToError(error);
+      llvm::StringRef parent = llvm::sys::path::parent_path(real);
+      llvm::StringRef name = llvm::sys::path::filename(real);
+      if (parent == workDir && (name == Files.launcherSource || name == Files.header))
+        continue; // in the key
+      if (llvm::StringRef(real).starts_with((workDir + "/").str()))
+        return internalError("the launcher's compile read " + real.str().str() +
+                             ", which is neither its source nor its header");
+      headers.push_back(real.str().str());
+    }
+    return headers;
   }
 
   // The compiles that ran, each stored under its own key with the files its input's parse read.

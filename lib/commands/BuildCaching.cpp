@@ -104,10 +104,11 @@ void storeInCache(TieredCache& cache, const std::string& key, const std::string&
 }
 
 std::optional<std::string> restoreCompile(TieredCache& cache, const std::string& key,
-                                          const std::string& output, const std::string& input,
+                                          const std::string& output,
+                                          const std::vector<std::string>& inputs,
                                           const PathRelocation& relocation,
                                           const std::string& workDir) {
-  if (!cache.restore(key, {output, kToolMessages}, {input}, relocation, workDir))
+  if (!cache.restore(key, {output, kToolMessages}, inputs, relocation, workDir))
     return std::nullopt;
   return takeToolMessages(workDir);
 }

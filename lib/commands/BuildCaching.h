@@ -54,11 +54,13 @@ void storeInCache(TieredCache& cache, const std::string& key, const std::string&
 // entry the one file the compile makes, its dependencies the files the input's parse read. A
 // build's module entry is looked up first: a no-change rebuild stays one hit.
 //
-// The compile's output `output` (a name in `workDir`) restored from the entry under `key` for
-// `input` (its path as the cache spells it), and what nvcc printed when it ran (replayed as
-// ccache replays a compiler's messages); none on a miss.
+// The compile's output `output` (a name in `workDir`) restored from the entry under `key` that
+// lists `inputs` among its dependencies (paths as the cache spells them), and what the compiler
+// printed when it ran (replayed as ccache replays a compiler's messages); none on a miss. The
+// launcher's compile is cached the same way (commands/Build.cpp).
 std::optional<std::string> restoreCompile(TieredCache& cache, const std::string& key,
-                                          const std::string& output, const std::string& input,
+                                          const std::string& output,
+                                          const std::vector<std::string>& inputs,
                                           const PathRelocation& relocation,
                                           const std::string& workDir);
 

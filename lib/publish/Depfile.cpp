@@ -1,4 +1,4 @@
-// Writing Make-style depfiles: escaping as GCC does, one rule per target.
+// Make-style depfiles: written escaped as GCC does, one rule per target; read as Make reads them.
 #include "publish/Depfile.h"
 
 #include "support/Error.h"
@@ -52,6 +52,89 @@ llvm::Error writeDepfile(const std::string& path, const std::string& target,
   }
   text += "\n";
   return replaceFileIfChanged(path, text);
+}
+
+llvm::Expected<std::vector<std::string>> depfilePrerequisites(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool inWord = false;
+  auto endWord = [&] {
+    if (inWord)
+      words.push_back(std::move(word));
+    word.clear();
+    inWord = false;
+  };
+  std::vector<bool> targets; // per word: it ended in an unescaped ':'
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\\') {
+      size_t end = text.find_first_not_of('\\', i);
+      size_t run = (end == std::string::npos ? text.size() : end) - i; // backslashes in a row
+      char next = i + run < text.size() ? text[i + run] : '\0';
+      if (next == '\n' && run == 1) { // a line continued
+        endWord();
+        i += run;
+        continue;
+      }
+      if (next == ' ' || next == '\t') {
+        word.append(run / 2, '\\');
+        inWord = true;
+        i += run - 1;
+        if (run % 2) { // the space is the path's
+          word += next;
+          ++i;
+        }
+        continue;
+      }
+      if (next == '#' || next == ':') {
+        word.append(run - 1, '\\');
+        word += next;
+        inWord = true;
+        i += run;
+        continue;
+      }
+      word.append(run, '\\');
+      inWord = true;
+      i += run - 1;
+      continue;
+    }
+    if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
+      word += '$';
+      inWord = true;
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      endWord();
+      continue;
+    }
+    if (c == ':' && (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\t' ||
+                     text[i + 1] == '\n' || text[i + 1] == '\r')) {
+      endWord();
+      targets.resize(words.size(), false);
+      if (!targets.empty())
+        targets.back() = true;
+      else
+        return inputError("not a depfile: a ':' with no target before it");
+      continue;
+    }
+    word += c;
+    inWord = true;
+  }
+  endWord();
+  targets.resize(words.size(), false);
+  std::vector<std::string> prerequisites;
+  bool sawTarget = false;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (targets[i]) {
+      sawTarget = true;
+      continue;
+    }
+    if (!sawTarget)
+      return inputError("not a depfile: '" + words[i] + "' comes before any target");
+    prerequisites.push_back(std::move(words[i]));
+  }
+  return prerequisites;
 }
 
 } // namespace tlc

@@ -1,10 +1,13 @@
 // commands/Build: each input's nvcc compile is cached by itself (commands/BuildCaching.h), so that
-// editing one file of three runs nvcc on that file alone, and the device link (issue 37). The
+// editing one file of three runs nvcc on that file alone, and the device link (issue 37); the
+// launcher's compile is cached by what it is compiled from, so an edit that leaves the kernels'
+// signatures alone does not compile it again. The
 // build runs its steps through a CommandRunner that records each command and starts the real
 // tool, as the conductor's tests drive the build through a fake one.
 #include "BuildSupport.h"
 #include "TestSupport.h"
 
+#include "builder/BuildKey.h"
 #include "commands/Build.h"
 #include "commands/CommandLine.h"
 #include "support/Files.h"
@@ -17,6 +20,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <mutex>
 
 using namespace tlc;
@@ -57,6 +61,17 @@ public:
     for (const std::vector<std::string>& argv : Commands)
       links += std::find(argv.begin(), argv.end(), "-dlink") != argv.end();
     return links;
+  }
+
+  // The host compiler's runs on the launcher (`c++ -c NAME_launcher.cpp`).
+  size_t launcherCompiles() const {
+    size_t compiles = 0;
+    for (const std::vector<std::string>& argv : Commands)
+      compiles += std::find(argv.begin(), argv.end(), "-c") != argv.end() &&
+                  std::any_of(argv.begin(), argv.end(), [](const std::string& arg) {
+                    return llvm::StringRef(arg).ends_with("_launcher.cpp");
+                  });
+    return compiles;
   }
 
   void clear() { Commands.clear(); }
@@ -162,4 +177,71 @@ TEST_CASE("a compile restored from the cache gives the same image as nvcc", "[co
   build("fresh", "empty-cache");
   CHECK(readText(dir + "/incremental/m.cubin") == readText(dir + "/fresh/m.cubin"));
   CHECK(readText(dir + "/incremental/libm.so") == readText(dir + "/fresh/libm.so"));
+}
+
+TEST_CASE("the launcher compiles again only when what it is compiled from changed", "[conductor]") {
+  std::string dir = scratchDir("incremental-launcher");
+  // tlc's own headers, which the launcher includes, in a copy this test may edit.
+  std::string include = dir + "/tlc-include";
+  std::filesystem::copy(installLayoutOf(TLC_BINARY).includeDir(), include,
+                        std::filesystem::copy_options::recursive);
+  REQUIRE(!writeFile(dir + "/a.cu", "__global__ void ka(float* x) { x[0] = 1; }\n"));
+  REQUIRE(!writeFile(dir + "/b.cu", "__global__ void kb(float* x, int n) { x[0] = n; }\n"));
+  RecordingTools tools;
+  auto build = [&](std::vector<std::string> inputs) {
+    tools.clear();
+    for (const char* arg : {"--name", "m", "--gencode", "arch=compute_90a,code=sm_90a", "-o"})
+      inputs.push_back(arg);
+    inputs.push_back(dir + "/out");
+    inputs.push_back("-q");
+    BuildOptions options = buildOptions(inputs);
+    options.sources.frontend.tlcIncludeDir = include;
+    requireOk(buildAndPublish(options, {&tools, dir + "/cache"}));
+  };
+  auto edit = [&](const std::string& name, const std::string& text) {
+    REQUIRE(!writeFile(dir + "/" + name, text));
+  };
+  std::vector<std::string> module = {dir + "/a.cu", dir + "/b.cu"};
+
+  build(module);
+  CHECK(tools.launcherCompiles() == 1);
+
+  edit("b.cu", "__global__ void kb(float* x, int n) { x[0] = 2 * n; }\n"); // a body: restored
+  build(module);
+  CHECK(tools.compiled() == std::vector<std::string>{"b.cu"});
+  CHECK(tools.launcherCompiles() == 0);
+
+  edit("b.cu", "__global__ void kb(float* y, int count) { y[0] = 2 * count; }\n"); // its API
+  build(module);
+  CHECK(tools.launcherCompiles() == 1);
+
+  // A header the launcher read, which no input reads, changed: the entry that lists it is stale.
+  edit("tlc-include/tlc/runtime.h", readText(include + "/tlc/runtime.h") + "// edited\n");
+  edit("b.cu", "__global__ void kb(float* y, int count) { y[0] = 3 * count; }\n");
+  build(module);
+  CHECK(tools.launcherCompiles() == 1);
+
+  // One file, compiled whole-program, has no steps cached by themselves (its compile runs on
+  // any edit): its cache entry is the module's alone.
+  build({dir + "/a.cu"});
+  CHECK(tools.launcherCompiles() == 1);
+  edit("a.cu", "__global__ void ka(float* x) { x[0] = 2; }\n");
+  build({dir + "/a.cu"});
+  CHECK(tools.launcherCompiles() == 1);
+}
+
+TEST_CASE("the launcher's compile key holds each file it compiles and its command", "[conductor]") {
+  std::string dir = scratchDir("launcher-step-key");
+  std::string compiler = dir + "/c++";
+  REQUIRE(!writeFile(compiler, "a compiler's bytes"));
+  auto key = [&](const std::string& command, const std::string& source, const std::string& header) {
+    return launcherStepCacheKey({compiler, command, source, header, dir + "/memo"});
+  };
+  std::string base = key("c++ -c m_launcher.cpp", "source-1", "header-1");
+  CHECK(key("c++ -c m_launcher.cpp", "source-1", "header-1") == base);
+  CHECK(key("c++ -c m_launcher.cpp", "source-2", "header-1") != base);
+  CHECK(key("c++ -c m_launcher.cpp", "source-1", "header-2") != base);
+  CHECK(key("c++ -O2 -c m_launcher.cpp", "source-1", "header-1") != base);
+  REQUIRE(!writeFile(compiler, "another compiler's bytes"));
+  CHECK(key("c++ -c m_launcher.cpp", "source-1", "header-1") != base);
 }
