@@ -5,6 +5,8 @@
 
 #include "builder/DeviceImage.h"
 #include "cache/Relocation.h"
+#include "commands/CommandLine.h"
+#include "support/InstallLayout.h"
 #include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -198,6 +200,21 @@ ToolRun buildOk(const std::vector<std::string>& args) {
   INFO(build.err);
   REQUIRE(build.exitCode == 0);
   return build;
+}
+
+BuildOptions buildOptions(std::vector<std::string> args) {
+  args.insert(args.begin(), "build");
+  auto line = parseCommandLine(args);
+  REQUIRE_EXPECTED(line);
+  BuildOptions options = line->build;
+  InstallLayout layout = installLayoutOf(TLC_BINARY);
+  options.sources.frontend.tlcIncludeDir = layout.includeDir();
+  options.sources.frontend.hostIncludeDir = hostCompilerIncludeDir();
+  options.templateDir = layout.templatesDir();
+  options.runtimeLibrary = layout.runtimeLibrary();
+  options.pythonLibrary = layout.pythonLibrary();
+  options.pythonHelpersDir = layout.pythonHelpersDir();
+  return options;
 }
 
 } // namespace tlc::test

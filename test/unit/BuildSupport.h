@@ -3,6 +3,8 @@
 
 #include "TestSupport.h"
 
+#include "builder/BuildOptions.h"
+
 #include <nlohmann/json.hpp>
 
 #include <initializer_list>
@@ -35,5 +37,8 @@ std::set<std::string> apiOf(const std::string& name, std::initializer_list<std::
 void checkImageMatchesManifest(const std::string& out, const nlohmann::json& manifest);
 // `tlc build ARGS`; fails the test (showing tlc's messages) unless it succeeds.
 ToolRun buildOk(const std::vector<std::string>& args);
+// `tlc build ARGS` as the command line and main.cpp make its options, with this build tree's
+// templates, headers and runtime: for the tests that call buildAndPublish themselves.
+BuildOptions buildOptions(std::vector<std::string> args);
 
 } // namespace tlc::test

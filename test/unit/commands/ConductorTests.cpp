@@ -103,23 +103,6 @@ public:
   mutable std::vector<bool> Rendered;
 };
 
-// `tlc build ARGS` as the command line and main.cpp make its options, with this build tree's
-// templates, headers and runtime.
-BuildOptions buildOptions(std::vector<std::string> args) {
-  args.insert(args.begin(), "build");
-  auto line = parseCommandLine(args);
-  REQUIRE_EXPECTED(line);
-  BuildOptions options = line->build;
-  InstallLayout layout = installLayoutOf(TLC_BINARY);
-  options.sources.frontend.tlcIncludeDir = layout.includeDir();
-  options.sources.frontend.hostIncludeDir = hostCompilerIncludeDir();
-  options.templateDir = layout.templatesDir();
-  options.runtimeLibrary = layout.runtimeLibrary();
-  options.pythonLibrary = layout.pythonLibrary();
-  options.pythonHelpersDir = layout.pythonHelpersDir();
-  return options;
-}
-
 // vadd's image for sm_90a as nvcc makes it, made once per process: CTest runs these tests as
 // processes side by side, and scratchDir empties its folder, so each process has its own.
 const std::string& vaddCubin() {

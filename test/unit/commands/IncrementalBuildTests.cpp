@@ -80,21 +80,6 @@ public:
   mutable std::vector<std::vector<std::string>> Commands;
 };
 
-BuildOptions buildOptions(std::vector<std::string> args) {
-  args.insert(args.begin(), "build");
-  auto line = parseCommandLine(args);
-  REQUIRE_EXPECTED(line);
-  BuildOptions options = line->build;
-  InstallLayout layout = installLayoutOf(TLC_BINARY);
-  options.sources.frontend.tlcIncludeDir = layout.includeDir();
-  options.sources.frontend.hostIncludeDir = hostCompilerIncludeDir();
-  options.templateDir = layout.templatesDir();
-  options.runtimeLibrary = layout.runtimeLibrary();
-  options.pythonLibrary = layout.pythonLibrary();
-  options.pythonHelpersDir = layout.pythonHelpersDir();
-  return options;
-}
-
 void requireOk(llvm::Error error) {
   if (error)
     FAIL(summarize(std::move(error)).message);
