@@ -28,7 +28,9 @@
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <future>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <system_error>
 
 namespace tlc {
@@ -442,11 +444,11 @@ UnitOutcome parseUnit(const std::string& input, const FrontendOptions& options,
   return outcome;
 }
 
-// The preamble of `commandLine` in `dir`, made there first if it is not (Preamble.h).
-std::optional<Preamble> preambleFor(const std::string& dir,
+// The preamble of `commandLine` at `stem` (preambleStem), made there first if it is not
+// (Preamble.h).
+std::optional<Preamble> preambleFor(const std::string& stem,
                                     const std::vector<std::string>& commandLine,
                                     const CudaToolkit& toolkit, const ParseView& view) {
-  std::string stem = preambleStem(dir, commandLine, toolkit);
   if (auto found = findPreamble(stem))
     return found;
   if (!preambleWanted(stem))
@@ -460,8 +462,38 @@ std::optional<Preamble> preambleFor(const std::string& dir,
   return storePreamble(stem, made);
 }
 
+// The preambles one run of parses found or made, by stem: inputs parsed with one command line
+// share one, whose files are checked and whose bytes are read and checked once (some 8 MB and
+// 200 files each time), and made once when none is there. A parse that waits here for another
+// to make it would otherwise make its own, or parse the headers without.
+class RunPreambles {
+public:
+  std::optional<Preamble> find(const std::string& dir, const std::vector<std::string>& commandLine,
+                               const CudaToolkit& toolkit, const ParseView& view) {
+    std::lock_guard<std::mutex> lock(Mutex);
+    std::string stem = preambleStem(dir, commandLine, toolkit);
+    auto known = Found.find(stem);
+    if (known != Found.end())
+      return known->second;
+    return Found[stem] = preambleFor(stem, commandLine, toolkit, view);
+  }
+
+  // Clang refused it: no parse of this run tries it again.
+  void refused(const Preamble& preamble) {
+    std::lock_guard<std::mutex> lock(Mutex);
+    for (auto& [stem, found] : Found)
+      if (found && found->pch == preamble.pch)
+        found.reset();
+  }
+
+private:
+  std::mutex Mutex;
+  std::map<std::string, std::optional<Preamble>> Found;
+};
+
 UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
-                     const CudaToolkit& toolkit, const PendingMacroValues& nvccView) {
+                     const CudaToolkit& toolkit, const PendingMacroValues& nvccView,
+                     RunPreambles& preambles) {
   // LLVM's overlay file system takes the working folder as given: one removed under tlc would
   // end it in "out of memory".
   if (auto folder = llvm::vfs::getRealFileSystem()->getCurrentWorkingDirectory(); !folder) {
@@ -477,10 +509,11 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
   ParseView view = parseView(commandLine, options, toolkit, nvccView);
   // -v shows Clang's remarks about every header, which a preamble made earlier does not repeat.
   if (!options.preambleDir.empty() && !options.verbose)
-    if (auto preamble = preambleFor(options.preambleDir, commandLine, toolkit, view)) {
+    if (auto preamble = preambles.find(options.preambleDir, commandLine, toolkit, view)) {
       UnitOutcome outcome = parseUnit(input, options, commandLine, toolkit, view, &*preamble);
       if (!outcome.preambleRefused)
         return outcome;
+      preambles.refused(*preamble);
       discardPreamble(*preamble);
     }
   return parseUnit(input, options, commandLine, toolkit, view, nullptr);
@@ -547,10 +580,11 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
   PendingMacroValues pending = nvccView.get_future().share();
   std::vector<UnitOutcome> outcomes(inputs.size());
   std::vector<std::function<void()>> tasks;
+  RunPreambles preambles;
   for (size_t i = 0; i < inputs.size(); ++i)
     tasks.push_back([&, i] {
       SlotGuard slot(pool);
-      outcomes[i] = parseOne(inputs[i], options, toolkit, pending);
+      outcomes[i] = parseOne(inputs[i], options, toolkit, pending, preambles);
     });
   runConcurrently(std::move(tasks));
   // Without nvcc's view the parses saw no compiler at all: the query's error is the build's,
