@@ -234,15 +234,21 @@ static void release_type(tlc_py_type_info* info) {
   info->exchange = NULL;
 }
 
+/* The cache's entry for `object`'s type, or NULL. */
+static tlc_py_type_info* cached_type(tlc_py_state* state, PyObject* object) {
+  PyObject* type = (PyObject*)Py_TYPE(object);
+  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
+    if (state->types[i].type == type)
+      return &state->types[i];
+  return NULL;
+}
+
 /* How `object`'s type gives an address: a copy of what the cache knows (decided the first
    time), holding its own references, so that Python code an argument runs (a property) may
    call a launcher and replace cache entries meanwhile. release_info() drops them. */
 static void classify(tlc_py_state* state, PyObject* object, tlc_py_type_info* info) {
   PyObject* type = (PyObject*)Py_TYPE(object);
-  tlc_py_type_info* known = NULL;
-  for (int i = 0; i < TLC_PY_TYPE_CACHE && !known; ++i)
-    if (state->types[i].type == type)
-      known = &state->types[i];
+  tlc_py_type_info* known = cached_type(state, object);
   if (!known) {
     tlc_py_type_info learned = {0};
     learn_type(state, object, &learned);
@@ -1022,10 +1028,11 @@ done:
    (`quiet`): anything else (a failure, memory outside a device, a dtype the parameter refuses)
    returns 1 with no exception set, and the other way reads the array again and says what is
    wrong in its own words. Without another way, the same is an error here (-1). */
-static int read_exchange(const tlc_py_where* where, PyObject* object, const tlc_py_type_info* info,
+static int read_exchange(const tlc_py_where* where, PyObject* object,
+                         const struct tlc_dlpack_exchange_api* exchange,
                          const array_request* request, int quiet, array_view* view) {
   DLTensor tensor;
-  if (info->exchange->dltensor_from_py_object_no_sync(object, &tensor) != 0) {
+  if (exchange->dltensor_from_py_object_no_sync(object, &tensor) != 0) {
     if (!quiet)
       return PyErr_Occurred() ? -1
                               : tlc_py_argument_error(PyExc_TypeError, where,
@@ -1109,7 +1116,7 @@ static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* 
   int kind = info->kind;
   int result = -1;
   if (info->exchange && kind != ARRAY_EXCHANGE &&
-      read_exchange(where, object, info, request, 1, view) == 0) {
+      read_exchange(where, object, info->exchange, request, 1, view) == 0) {
     kind = ARRAY_EXCHANGE;
     result = 0;
   } else {
@@ -1129,7 +1136,7 @@ static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* 
       result = read_dlpack(state, where, object, info, request, defaults, view);
       break;
     case ARRAY_EXCHANGE:
-      result = read_exchange(where, object, info, request, 0, view);
+      result = read_exchange(where, object, info->exchange, request, 0, view);
       break;
     }
   }
@@ -1137,6 +1144,33 @@ static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* 
     return -1;
   defaults->array_seen = 1;
   return apply_defaults(state, where, kind, info->exchange, view, defaults, first);
+}
+
+/* An address through the DLPack exchange API of a type the cache knows (torch from 2.10 on:
+   the usual case, read without classify()'s copy). The API is the producer's C code, which may
+   yet run Python that launches and replaces the cache entry: only the API's pointer is taken
+   from the entry, and its capsule held, which keeps the table alive meanwhile. 0, -1 (an
+   error), or 1 where the API declined an array whose type has another way to read it, which
+   then says what is wrong (read_array). */
+static int exchange_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object,
+                            const tlc_py_type_info* known, unsigned long long accepts,
+                            tlc_py_defaults* defaults, void** address) {
+  const struct tlc_dlpack_exchange_api* exchange = known->exchange;
+  int quiet = known->kind != ARRAY_EXCHANGE;
+  PyObject* capsule = Py_NewRef(known->exchange_capsule);
+  array_view view = {0};
+  view.device = -1;
+  array_request request = {0, accepts};
+  int first = !defaults->array_seen;
+  int result = read_exchange(where, object, exchange, &request, quiet, &view);
+  if (result == 0) {
+    defaults->array_seen = 1;
+    result = apply_defaults(state, where, ARRAY_EXCHANGE, exchange, &view, defaults, first);
+  }
+  /* (The API's DLTensor carries no flags: it never says an array is read-only.) */
+  *address = (void*)(uintptr_t)view.address;
+  Py_DECREF(capsule);
+  return result;
 }
 
 int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* object, int writable,
@@ -1154,6 +1188,12 @@ int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* obj
   }
   if (PyBool_Check(object))
     return unsupported(where, object, 1);
+  const tlc_py_type_info* known = cached_type(state, object);
+  if (known && known->exchange) {
+    int read = exchange_address(state, where, object, known, accepts, defaults, address);
+    if (read <= 0)
+      return read;
+  }
   tlc_py_type_info info;
   classify(state, object, &info);
   int result = 0;

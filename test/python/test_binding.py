@@ -1074,6 +1074,36 @@ class ReentrantCallTests(WithTorchStandIn):
         self.assertEqual(tensor.calls, ["get_device", "its own data_ptr"])
         self.assertNotIn("data_ptr", vars(Evicting))
 
+    def test_an_exchange_read_that_launches_evicts_the_entry_it_was_read_through(self):
+        """A known type with DLPack's exchange API is read through its cache entry as it is
+        (no copy with references): a read that launches and replaces every entry must leave the
+        rest of the call (the current stream, asked of the same API) as it was."""
+        package = self.package
+        api = harness.ExchangeAPI()
+        Evicting = api.array_type(Tensor, "Evicting")
+        fill = Evicting._exchange_fill
+
+        def evicting_fill(tensor, out):
+            if getattr(tensor, "evict", False):
+                for index in range(12):
+                    fresh = type(f"Fresh{index}", (CudaArray,), {})
+                    package.saxpy(fresh(0x5000 + index), 0, 1.0, 16, **LAUNCH)
+            return fill(tensor, out)
+
+        Evicting._exchange_fill = evicting_fill
+        package.saxpy(Evicting(0x9000), 0, 3.0, 16, **LAUNCH)  # the type learned
+        self.driver.clear()
+        api.stream_requests.clear()
+        tensor = Evicting(0x9100)
+        tensor.evict = True
+        package.saxpy(tensor, 0, 3.0, 16, **LAUNCH)
+        launches = self.driver.launches()
+        self.assertEqual([launch["params"][0] for launch in launches],
+                         [0x5000 + index for index in range(12)] + [0x9100])
+        self.assertEqual(launches[-1]["stream"], api.STREAM_BASE)
+        self.assertEqual(api.stream_requests[-1], (harness.K_DL_CUDA, 0))
+        self.assertEqual(tensor.calls, [])  # no data_ptr() nor get_device()
+
 
 class ExchangeApiTests(WithTorchStandIn):
     """Types that define DLPack's C exchange API (__dlpack_c_exchange_api__, as torch.Tensor does
