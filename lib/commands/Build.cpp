@@ -23,7 +23,6 @@
 #include "commands/BuildCaching.h"
 #include "commands/BuildSetup.h"
 #include "commands/Commands.h"
-#include "publish/Depfile.h"
 #include "publish/Manifest.h"
 #include "publish/Publish.h"
 #include "render/LauncherView.h"
@@ -39,7 +38,6 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -361,10 +359,10 @@ private:
   }
 
   // The launcher's compile, where steps are cached one by one: from its own cache entry where
-  // one matches, else run and stored with
-  // the headers it read (its depfile). Its key is the two files the build rendered
-  // (launcherStepCacheKey), which only the kernels' signatures, names and targets decide: an
-  // edited kernel body, or one edited file of several, renders the same launcher again.
+  // one matches, else run and stored with the headers it read (its depfile). Its key holds the
+  // two files the build rendered (launcherStepCacheKey), which only the kernels' signatures,
+  // names and targets decide: an edited kernel body, or one edited file of several, renders the
+  // same launcher again.
   llvm::Error compileLauncher(const Step& step, StepOutput* output) {
     if (!cachesSteps())
       return Runner.run(step, output);
@@ -394,7 +392,8 @@ private:
     }
     if (llvm::Error error = Runner.run(step, output))
       return error;
-    auto dependencies = launcherHeaders(dir);
+    auto dependencies =
+        compileHeaders(dir, Plans.host.launcherDependencies, {Files.launcherSource, Files.header});
     if (!dependencies) { // not stored: what it read is not known
       llvm::consumeError(dependencies.takeError());
       return llvm::Error::success();
@@ -403,38 +402,6 @@ private:
     storeCompile(*Cache, key, step.output, dir, *dependencies, Relocation,
                  output ? output->text : "");
     return llvm::Error::success();
-  }
-
-  // The files the launcher's compile read besides the two the key holds, by their real paths
-  // (the compile reaches tlc's and the toolkit's headers through links in the work folder):
-  // from the compiler's depfile. An error when the depfile cannot be read, or names a file that
-  // is not there or another of the work folder's.
-  llvm::Expected<std::vector<std::string>> launcherHeaders(const std::string& dir) const {
-    auto text = readFile(dir + "/" + Plans.host.launcherDependencies);
-    if (!text)
-      return text.takeError();
-    auto prerequisites = depfilePrerequisites(*text);
-    if (!prerequisites)
-      return prerequisites.takeError();
-    llvm::SmallString<256> workDir;
-    if (std::error_code error = llvm::sys::fs::real_path(dir, workDir))
-      return llvm::errorCodeToError(error);
-    std::vector<std::string> headers;
-    for (const std::string& spelled : *prerequisites) {
-      std::string path = llvm::sys::path::is_absolute(spelled) ? spelled : dir + "/" + spelled;
-      llvm::SmallString<256> real;
-      if (std::error_code error = llvm::sys::fs::real_path(path, real))
-        return llvm::errorCodeToError(error);
-      llvm::StringRef parent = llvm::sys::path::parent_path(real);
-      llvm::StringRef name = llvm::sys::path::filename(real);
-      if (parent == workDir && (name == Files.launcherSource || name == Files.header))
-        continue; // in the key
-      if (llvm::StringRef(real).starts_with((workDir + "/").str()))
-        return internalError("the launcher's compile read " + real.str().str() +
-                             ", which is neither its source nor its header");
-      headers.push_back(real.str().str());
-    }
-    return headers;
   }
 
   // The compiles that ran, each stored under its own key with the files its input's parse read.

@@ -5,6 +5,7 @@
 #include "builder/OutputPaths.h"
 #include "builder/PythonPackage.h"
 #include "builder/Steps.h"
+#include "publish/Depfile.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Hashing.h"
@@ -122,6 +123,37 @@ void storeCompile(TieredCache& cache, const std::string& key, const std::string&
     return;
   }
   storeInCache(cache, key, workDir, {{output, *sha}}, dependencies, relocation, messages);
+}
+
+llvm::Expected<std::vector<std::string>> compileHeaders(const std::string& workDir,
+                                                        const std::string& depfile,
+                                                        const std::vector<std::string>& keyed) {
+  auto text = readFile(workDir + "/" + depfile);
+  if (!text)
+    return text.takeError();
+  auto prerequisites = depfilePrerequisites(*text);
+  if (!prerequisites)
+    return prerequisites.takeError();
+  llvm::SmallString<256> realWorkDir;
+  if (std::error_code error = llvm::sys::fs::real_path(workDir, realWorkDir))
+    return llvm::errorCodeToError(error);
+  std::string inWorkDir = (realWorkDir + "/").str();
+  std::vector<std::string> headers;
+  for (const std::string& spelled : *prerequisites) {
+    std::string path = llvm::sys::path::is_absolute(spelled) ? spelled : workDir + "/" + spelled;
+    llvm::SmallString<256> real;
+    if (std::error_code error = llvm::sys::fs::real_path(path, real))
+      return llvm::errorCodeToError(error);
+    if (!llvm::StringRef(real).starts_with(inWorkDir)) {
+      headers.push_back(real.str().str());
+      continue;
+    }
+    llvm::StringRef name = llvm::StringRef(real).drop_front(inWorkDir.size());
+    if (std::find(keyed.begin(), keyed.end(), name) == keyed.end())
+      return internalError("a compile read " + real.str().str() +
+                           ", which is none of the files its cache key holds");
+  }
+  return headers;
 }
 
 std::vector<std::string> fileNames(const std::vector<CachedFile>& files) {

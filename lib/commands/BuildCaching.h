@@ -71,6 +71,14 @@ void storeCompile(TieredCache& cache, const std::string& key, const std::string&
                   const std::string& workDir, const std::vector<std::string>& dependencies,
                   const PathRelocation& relocation, const std::string& messages);
 
+// The files a host compile in `workDir` read besides `keyed` (names there that its key holds),
+// by their real paths, from the depfile it wrote there (`depfile`, its -MD): the compile reaches
+// tlc's and the toolkit's headers through links in the work folder. An error when the depfile
+// cannot be read, or names a file that is not there or another of the work folder's.
+llvm::Expected<std::vector<std::string>> compileHeaders(const std::string& workDir,
+                                                        const std::string& depfile,
+                                                        const std::vector<std::string>& keyed);
+
 // The names of `files`, as published in OUTDIR.
 std::vector<std::string> fileNames(const std::vector<CachedFile>& files);
 
