@@ -67,7 +67,7 @@ typedef struct array_view {
   const char* strides_field; /* where the strides came from, for messages */
 } array_view;
 
-static int unsupported(const tlc_py_where* where, PyObject* object, int ints) {
+TLC_PY_COLD static int unsupported(const tlc_py_where* where, PyObject* object, int ints) {
   PyObject* type = tlc_py_type_name(object);
   tlc_py_argument_error(PyExc_TypeError, where,
                         ints ? "takes a CUDA array (a torch.Tensor, an object with "
@@ -288,8 +288,8 @@ static void learn_legacy_dlpack(tlc_py_state* state, PyObject* type) {
    field is checked before it is used, and a message names the field as its protocol spells it
    ("__cuda_array_interface__['shape'][1]", "DLPack shape", "data_ptr()"), after the launcher
    and the argument. */
-static int field_error(PyObject* exception, const tlc_py_where* where, const char* field,
-                       Py_ssize_t index, const char* format, ...) {
+TLC_PY_COLD static int field_error(PyObject* exception, const tlc_py_where* where,
+                                   const char* field, Py_ssize_t index, const char* format, ...) {
   va_list args;
   va_start(args, format);
   PyObject* detail = PyUnicode_FromFormatV(format, args);
@@ -452,8 +452,8 @@ static PyObject* accepted_names(unsigned long long accepts) {
 /* The element type check (docs/python.md, "Element types"): a TypeError naming what the
    parameter takes and what the array holds, `spelled` as its protocol says it (a new reference,
    consumed). The memory can still be passed as it is: by its address, as an int. */
-static int dtype_mismatch(const tlc_py_where* where, unsigned long long accepts, int dtype,
-                          PyObject* spelled) {
+TLC_PY_COLD static int dtype_mismatch(const tlc_py_where* where, unsigned long long accepts,
+                                      int dtype, PyObject* spelled) {
   PyObject* expected = spelled ? accepted_names(accepts) : NULL;
   if (expected) {
     if (dtype == TLC_PY_DT_OTHER)

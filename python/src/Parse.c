@@ -31,8 +31,35 @@ static int find_keyword(PyObject* const* parameters, int count, PyObject* const*
 
 _Static_assert(OPTION_COUNT <= 32, "match_arguments keeps a bit per option in an unsigned");
 
-static int duplicate(const char* launcher, PyObject* name) {
+TLC_PY_COLD static int duplicate(const char* launcher, PyObject* name) {
   PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'", launcher, name);
+  return -1;
+}
+
+TLC_PY_COLD static int too_many_positional(const tlc_py_launcher* launcher, Py_ssize_t nargs) {
+  int count = launcher->param_count;
+  PyErr_Format(PyExc_TypeError,
+               "%s() takes %d positional argument%s but %zd were given (the launch options are "
+               "keywords: grid=, block=, ...)",
+               launcher->name, count, count == 1 ? "" : "s", nargs);
+  return -1;
+}
+
+TLC_PY_COLD static int unexpected_keyword(const tlc_py_launcher* launcher, PyObject* name) {
+  PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", launcher->name,
+               name);
+  return -1;
+}
+
+TLC_PY_COLD static int missing_argument(const tlc_py_launcher* launcher, int p) {
+  PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (%s, position %d)",
+               launcher->name, launcher->params[p].name, launcher->params[p].type, p + 1);
+  return -1;
+}
+
+TLC_PY_COLD static int missing_option(const tlc_py_launcher* launcher, int o) {
+  PyErr_Format(PyExc_TypeError, "%s() missing required keyword argument '%s'", launcher->name,
+               tlc_py_option_names[o]);
   return -1;
 }
 
@@ -43,13 +70,8 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
                            unsigned* given) {
   const tlc_py_launcher* launcher = &state->module->launchers[index];
   int count = launcher->param_count;
-  if (nargs > count) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s() takes %d positional argument%s but %zd were given (the launch options "
-                 "are keywords: grid=, block=, ...)",
-                 launcher->name, count, count == 1 ? "" : "s", nargs);
-    return -1;
-  }
+  if (nargs > count)
+    return too_many_positional(launcher, nargs);
   for (int p = 0; p < count; ++p)
     arguments[p] = p < nargs ? args[p] : NULL;
   for (int o = 0; o < OPTION_COUNT; ++o)
@@ -60,11 +82,8 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
     PyObject* name = PyTuple_GetItem(kwnames, k);
     PyObject* value = args[nargs + k];
     int p = find_keyword(keywords, count, state->options, name);
-    if (p < 0) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", launcher->name,
-                   name);
-      return -1;
-    }
+    if (p < 0)
+      return unexpected_keyword(launcher, name);
     if (p < count) {
       if (arguments[p])
         return duplicate(launcher->name, name);
@@ -78,17 +97,11 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
     *given |= 1u << o;
   }
   for (int p = 0; p < count; ++p)
-    if (!arguments[p]) {
-      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (%s, position %d)",
-                   launcher->name, launcher->params[p].name, launcher->params[p].type, p + 1);
-      return -1;
-    }
+    if (!arguments[p])
+      return missing_argument(launcher, p);
   for (int o = OPTION_GRID; o <= OPTION_BLOCK; ++o)
-    if (!options[o]) {
-      PyErr_Format(PyExc_TypeError, "%s() missing required keyword argument '%s'", launcher->name,
-                   tlc_py_option_names[o]);
-      return -1;
-    }
+    if (!options[o])
+      return missing_option(launcher, o);
   return 0;
 }
 

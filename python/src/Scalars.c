@@ -12,7 +12,8 @@ static const char* const kScalarTypeNames[] = {
     "bool",   "int8",    "uint8",    "int16",   "uint16",  "int32",   "uint32",  "int64",
     "uint64", "float16", "bfloat16", "float32", "float64", "float16", "bfloat16"};
 
-static int wrong_type(const tlc_py_where* where, const char* expected, PyObject* object) {
+TLC_PY_COLD static int wrong_type(const tlc_py_where* where, const char* expected,
+                                  PyObject* object) {
   PyObject* type = tlc_py_type_name(object);
   tlc_py_argument_error(PyExc_TypeError, where, "takes %s, not %U", expected, type);
   Py_DECREF(type);
