@@ -338,19 +338,33 @@ private:
       key = compileStepCacheKey({Tools.toolkit, Tools.compiler.path, Runner.commandLine(step),
                                  *digest, Identities[i], Cache->toolMemoDir()});
       std::string input = Relocation.path(absolutePath(Options.sources.inputs[i]));
-      if (auto messages =
-              restoreCompile(*Cache, key, step.output, {input}, Relocation, step.workingDir)) {
-        if (Options.sources.verbose)
-          printToolMessage(MessageKind::Note, "cached: " + step.description);
-        output.text = std::move(*messages);
+      if (restoreStep(key, step, {input}, &output))
         return llvm::Error::success();
-      }
     }
     if (llvm::Error error = Runner.run(step, &output))
       return error;
     std::lock_guard<std::mutex> lock(CompileCacheMutex);
     CompilesToStore.push_back({i, key, step.output, step.workingDir, output.text});
     return llvm::Error::success();
+  }
+
+  // `step`'s output restored from its own cache entry under `key` (one that lists `inputs`), and
+  // what its tool printed when it ran handed to `output` (shown now, without one); false on a
+  // miss. The caller holds CompileCacheMutex.
+  bool restoreStep(const std::string& key, const Step& step, const std::vector<std::string>& inputs,
+                   StepOutput* output) {
+    auto messages = restoreCompile(*Cache, key, step.output, inputs, Relocation, step.workingDir);
+    if (!messages)
+      return false;
+    if (Options.sources.verbose)
+      printToolMessage(MessageKind::Note, "cached: " + step.description);
+    if (output) {
+      output->text = std::move(*messages);
+    } else if (!messages->empty()) {
+      StderrSection section;
+      llvm::errs() << *messages;
+    }
+    return true;
   }
 
   bool isLauncherCompile(const Step& step) const {
@@ -378,17 +392,8 @@ private:
         {Tools.compiler.path, Runner.commandLine(step), *source, *header, Cache->toolMemoDir()});
     {
       std::lock_guard<std::mutex> lock(CompileCacheMutex);
-      if (auto messages = restoreCompile(*Cache, key, step.output, {}, Relocation, dir)) {
-        if (Options.sources.verbose)
-          printToolMessage(MessageKind::Note, "cached: " + step.description);
-        if (output)
-          output->text = std::move(*messages);
-        else if (!messages->empty()) {
-          StderrSection section;
-          llvm::errs() << *messages;
-        }
+      if (restoreStep(key, step, {}, output))
         return llvm::Error::success();
-      }
     }
     if (llvm::Error error = Runner.run(step, output))
       return error;
