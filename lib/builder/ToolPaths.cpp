@@ -95,6 +95,15 @@ bool ToolPaths::usableAsTyped(const std::string& typed) {
          (llvm::sys::path::is_absolute(path) || !mayBeToolName(path.split('/').first));
 }
 
+bool ToolPaths::usableAsTypedInQuotes(const std::string& typed) {
+  // Each space-separated piece usable on its own: no quote, '$', '`' or backslash, which double
+  // quotes do not hide, and nothing a shell would act on unquoted.
+  llvm::StringRef path = typed;
+  std::string pieces = typed;
+  std::replace(pieces.begin(), pieces.end(), ' ', '_');
+  return usableAsTyped(pieces) && !path.starts_with(" ") && !path.ends_with(" ");
+}
+
 std::string ToolPaths::addLink(std::string name, const std::string& target,
                                const std::string& shown, bool copy) {
   // DeviceBuild tells tlc's names from the user's by this (usableAsTyped).
@@ -113,8 +122,12 @@ bool ToolPaths::reachableAsItIs(const std::string& absolute) const {
   return RealPaths && safeAsItIs(absolute);
 }
 
-bool ToolPaths::givenAsItIs(const std::string& path) const {
-  return (AsTyped && usableAsTyped(path)) || reachableAsItIs(absoluteOf(path));
+bool ToolPaths::givenAsTyped(const std::string& path, bool quoted) const {
+  return AsTyped && (usableAsTyped(path) || (quoted && usableAsTypedInQuotes(path)));
+}
+
+bool ToolPaths::givenAsItIs(const std::string& path, bool quoted) const {
+  return givenAsTyped(path, quoted) || reachableAsItIs(absoluteOf(path));
 }
 
 std::string ToolPaths::reach(const std::string& path, const std::string& name) {
@@ -125,10 +138,11 @@ std::string ToolPaths::reachByRealPath(const std::string& path, const std::strin
   return reachAs(path, name, true);
 }
 
-std::string ToolPaths::reachAs(const std::string& path, const std::string& name, bool real) {
+std::string ToolPaths::reachAs(const std::string& path, const std::string& name, bool real,
+                               bool quoted) {
   std::string absolute = absoluteOf(path);
   // In the user's folder, as typed; else by its absolute path.
-  bool typed = AsTyped && usableAsTyped(path);
+  bool typed = givenAsTyped(path, quoted);
   std::string given = typed ? path : absolute;
   if (!real || !(typed || safeAsItIs(absolute)))
     return link(path, name);
@@ -203,13 +217,13 @@ std::set<std::string> ToolPaths::workNames() const {
   return names;
 }
 
-std::string ToolPaths::folder(const std::string& path) {
+std::string ToolPaths::folder(const std::string& path, bool quoted) {
   std::string absolute = absoluteOf(path);
   auto known = FolderNames.find(absolute);
   if (known != FolderNames.end())
     return known->second;
-  std::string name = givenAsItIs(path)
-                         ? reach(path, "")
+  std::string name = givenAsItIs(path, quoted)
+                         ? reachAs(path, "", RealPaths, quoted)
                          : addLink("inc" + std::to_string(LinkedFolders++), absolute, path, false);
   FolderNames[absolute] = name;
   return name;
@@ -308,7 +322,7 @@ llvm::Expected<std::vector<std::string>> ToolPaths::nvccFlags(const std::vector<
       switch (option.value) {
       case NvccValue::Folder:
         out.push_back(argument.spelling);
-        out.push_back(folder(value));
+        out.push_back(folder(value, option.is("--include-path") || option.is("--system-include")));
         continue;
       case NvccValue::File: {
         std::string name = "pre" + std::to_string(Links.size()) + "-" +

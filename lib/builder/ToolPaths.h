@@ -17,8 +17,9 @@
 // still reached through a link, whose name is then what the line table records. Where it can,
 // a build with device debug info runs its compiles in the user's folder instead
 // (runInUserFolder), with the user's own spellings and tlc's names by their absolute paths in the
-// work folder, so that the line tables name the files from /proc/self/cwd. Outputs are
-// written there. Macros and flags reach nvcc only when made of safe characters
+// work folder, so that the line tables name the files from /proc/self/cwd; an include folder
+// whose path holds a space is given so too, as nvcc quotes it (usableAsTypedInQuotes). Outputs
+// are written there. Macros and flags reach nvcc only when made of safe characters
 // (isShellSafe); a macro that is not is defined in a header nvcc force-includes, and a flag that
 // is not is a usage error naming it. The one exception is tlc's own `-gencode=arch=...,code=[...]`
 // list syntax, which nvcc parses itself and never passes on (DeviceBuild.cpp).
@@ -89,6 +90,11 @@ public:
   // ',', not an option's look-alike, and not starting with a component that could be one of tlc's
   // own names in the work folder (mayBeToolName), which DeviceBuild tells apart by that.
   static bool usableAsTyped(const std::string& typed);
+  // The same for an include folder (-I, -isystem), which nvcc puts in double quotes in every
+  // step it runs (`-I"my inc"`): a space is allowed there too. Nothing else a shell would read
+  // inside double quotes or outside them is, so that a step that did not quote it could only
+  // split the path, never run anything.
+  static bool usableAsTypedInQuotes(const std::string& typed);
   // Whether `component` (a path's first) has the form of a name tlc gives things in the work
   // folder ("in0", "inc3", "cuda", "tlc-include", ...).
   static bool mayBeToolName(llvm::StringRef component);
@@ -111,8 +117,8 @@ public:
   // Whether any path so far is reached through a link in the work folder.
   bool linksAny() const;
   // A folder outside the work folder: under useRealPaths its real path when safe, else a link
-  // ("inc0").
-  std::string folder(const std::string& path);
+  // ("inc0"). `quoted`: nvcc quotes it in its steps (an include folder, usableAsTypedInQuotes).
+  std::string folder(const std::string& path, bool quoted = false);
   // A folder or file outside the work folder as nvcc reaches it: under useRealPaths its real
   // path when safe, else link(path, name).
   std::string reach(const std::string& path, const std::string& name);
@@ -168,8 +174,11 @@ private:
   // program's name; an error if that name is not shell-safe.
   llvm::Expected<std::string> program(llvm::StringRef value);
   bool reachableAsItIs(const std::string& absolute) const;
-  std::string reachAs(const std::string& path, const std::string& name, bool real);
-  bool givenAsItIs(const std::string& path) const;
+  std::string reachAs(const std::string& path, const std::string& name, bool real,
+                      bool quoted = false);
+  // Whether `path` reaches the tools as the user typed it (runInUserFolder).
+  bool givenAsTyped(const std::string& path, bool quoted) const;
+  bool givenAsItIs(const std::string& path, bool quoted) const;
   // `text` without the work folder's absolute path before its own names (runInUserFolder).
   std::string withoutWorkFolder(llvm::StringRef text) const;
 

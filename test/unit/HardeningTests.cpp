@@ -191,23 +191,35 @@ TEST_CASE("run in the user's folder, nvcc gets the user's own spellings", "[hard
   CHECK(paths.inputFolder(0).empty());
   CHECK(paths.inputWorkFolder(0) == "in0");
   // Relative and absolute spellings as they are; one that could be read as one of tlc's own
-  // names in the work folder by its absolute path; an unsafe one through a link.
+  // names in the work folder by its absolute path; an include folder with a space as typed
+  // (nvcc quotes it); an unsafe one through a link, and a file with a space too (-include's
+  // value is not an include folder).
   ToolPaths::Macros macros;
-  CHECK(flagsOk(paths, {"-Iinc", "-I/opt/x", "-Iinc0", "-I", "my dir", "-include", "pre.h"},
+  CHECK(flagsOk(paths,
+                {"-Iinc", "-I/opt/x", "-Iinc0", "-I", "my dir", "-isystem", "sys dir", "-I",
+                 "my $dir", "-include", "pre.h", "-include", "my pre.h"},
                 macros) == std::vector<std::string>{"-I", "inc", "-I", "/opt/x", "-I",
-                                                    absolutePath("inc0"), "-I", "inc0", "-include",
-                                                    "pre.h"});
+                                                    absolutePath("inc0"), "-I", "my dir",
+                                                    "-isystem", "sys dir", "-I", "inc0", "-include",
+                                                    "pre.h", "-include", "pre8-my_pre.h"});
   CHECK(paths.linksAny());
-  CHECK(paths.workNames() == std::set<std::string>{"in0", "inc0"});
-  CHECK(paths.realPaths() ==
-        std::vector<std::string>{"src/k.cu", "inc", "/opt/x", absolutePath("inc0"), "pre.h"});
+  CHECK(paths.workNames() == std::set<std::string>{"in0", "inc0", "pre8-my_pre.h"});
+  CHECK(paths.realPaths() == std::vector<std::string>{"src/k.cu", "inc", "/opt/x",
+                                                      absolutePath("inc0"), "my dir", "sys dir",
+                                                      "pre.h"});
   // What a tool given absolute work names prints, and the manifest, show the user's paths.
-  CHECK(paths.message("/w/inc0/x.h:1: error") == "my dir/x.h:1: error");
-  CHECK(paths.argument("-I/w/inc0") == "-I" + absolutePath("my dir"));
+  CHECK(paths.message("/w/inc0/x.h:1: error") == "my $dir/x.h:1: error");
+  CHECK(paths.argument("-I/w/inc0") == "-I" + absolutePath("my $dir"));
   CHECK(ToolPaths::usableAsTyped("a/b.cu"));
   for (const char* unusable :
        {"", "-x.cu", "a b.cu", "a,b.cu", "cuda/x.h", "tlc-include", "src2/k.cu", "in0"})
     CHECK_FALSE(ToolPaths::usableAsTyped(unusable));
+  // In double quotes a space is safe too; nothing a shell reads inside them or outside is.
+  for (const char* usable : {"my inc", "/a b/c d", "x"})
+    CHECK(ToolPaths::usableAsTypedInQuotes(usable));
+  for (const char* unusable : {"my $inc", "a\"b", "a`b`", "a\\ b", "a b;c", "a (b)", " a", "a ",
+                               "a b,c", "- a", "inc0 x/y", "a\tb", "a\nb"})
+    CHECK_FALSE(ToolPaths::usableAsTypedInQuotes(unusable));
 }
 
 TEST_CASE("nvcc is told an input's own names, and only shell-safe ones on its command line",

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <vector>
@@ -165,22 +166,34 @@ namespace {
 // Three inputs sharing a header found through -I, as a project's are: the header's function
 // is not inlined, so the line tables name the header; it uses the toolkit's cuda_fp16.h, so
 // they name a toolkit header too.
+// Writes `text` to `path`, modified at one fixed time: ptxas records the modification time of
+// each file a line table names, so copies of a project build alike only when their files'
+// times agree, as a checkout's need not (docs/internals.md).
+void writeDated(const std::string& path, const std::string& text) {
+  REQUIRE(!writeFile(path, text));
+  int fd = -1;
+  REQUIRE(!llvm::sys::fs::openFileForWrite(path, fd, llvm::sys::fs::CD_OpenExisting,
+                                           llvm::sys::fs::OF_Append));
+  auto fixed = std::chrono::system_clock::time_point(std::chrono::seconds(1700000000));
+  REQUIRE(!llvm::sys::fs::setLastAccessAndModificationTime(fd, fixed));
+  llvm::sys::fs::closeFile(fd);
+}
+
 void writeSharedHeaderProject(const std::string& dir, const std::string& includeFolder) {
   REQUIRE(!llvm::sys::fs::create_directories(dir + "/src"));
   REQUIRE(!llvm::sys::fs::create_directories(dir + "/" + includeFolder));
-  REQUIRE(!writeFile(dir + "/" + includeFolder + "/common.cuh",
-                     "#pragma once\n#include <cuda_fp16.h>\n"
-                     "static __device__ __noinline__ float sum(float x, __half h) {\n"
-                     "  float s = __half2float(h);\n"
-                     "  for (int i = 0; i < (int)x; ++i)\n"
-                     "    s += i * x;\n"
-                     "  return s;\n"
-                     "}\n"));
+  writeDated(dir + "/" + includeFolder + "/common.cuh",
+             "#pragma once\n#include <cuda_fp16.h>\n"
+             "static __device__ __noinline__ float sum(float x, __half h) {\n"
+             "  float s = __half2float(h);\n"
+             "  for (int i = 0; i < (int)x; ++i)\n"
+             "    s += i * x;\n"
+             "  return s;\n"
+             "}\n");
   for (const char* name : {"mixed", "twin_a", "twin_b"})
-    REQUIRE(!writeFile(dir + "/src/" + name + ".cu",
-                       std::string("#include \"common.cuh\"\n__global__ void ") + name +
-                           "(float* x, __half* h) { x[threadIdx.x] = sum(x[threadIdx.x], h[0]); "
-                           "}\n"));
+    writeDated(dir + "/src/" + name + ".cu",
+               std::string("#include \"common.cuh\"\n__global__ void ") + name +
+                   "(float* x, __half* h) { x[threadIdx.x] = sum(x[threadIdx.x], h[0]); }\n");
 }
 
 // Whether an image's bytes hold `text` (a failed check shows the call, not the bytes).
@@ -206,7 +219,8 @@ std::vector<std::string> foldersNamed(const std::string& image, const std::strin
   llvm::StringRef rest = image;
   for (size_t at; (at = rest.find("/proc/self/cwd")) != llvm::StringRef::npos;) {
     rest = rest.drop_front(at + strlen("/proc/self/cwd"));
-    llvm::StringRef path = rest.take_while([](char c) { return c > ' ' && c < 0x7f && c != '"'; });
+    // A folder's name may hold a space; a quote or a control character ends the name.
+    llvm::StringRef path = rest.take_while([](char c) { return c >= ' ' && c < 0x7f && c != '"'; });
     folders.push_back(dir + path.str());
   }
   return folders;
@@ -294,18 +308,25 @@ TEST_CASE("three inputs sharing a header build byte-identical images with -linei
   // the line table names, read when it assembles (docs/internals.md).
 }
 
-TEST_CASE("an -I folder whose path holds a space is reached through a link under -lineinfo",
+TEST_CASE("an -I folder whose path holds a space is named as typed under -lineinfo, the same in "
+          "two folders",
           "[buildsystem][reproducible]") {
-  // nvcc's shell steps would split the folder's path: it cannot be given as it is, and the
-  // line table names the link instead, the same in every build.
-  std::string root = scratchDir("lineinfo-space");
-  writeSharedHeaderProject(root, "my headers");
-  for (const char* out : {"out1", "out2"})
-    buildIn(root, {"src/mixed.cu", "-I", "my headers", "--arch", "sm_90a", "-Xnvcc", "-lineinfo",
-                   "-o", out});
-  std::string image = imageIn(root + "/out1", "mixed");
-  CHECK(image == imageIn(root + "/out2", "mixed"));
-  CHECK(holds(image, absolutePath(root + "/src")));
-  CHECK_FALSE(holds(image, "tlc-build-"));
-  CHECK_FALSE(holds(image, "my headers"));
+  // nvcc puts an include folder in double quotes in each step it runs: the folder is given as
+  // typed, and the line table names it from the compilation folder, not through a link in the
+  // temporary work folder, which exists nowhere a debugger runs.
+  std::string a = scratchDir("lineinfo-space-a"), b = scratchDir("lineinfo-space-b");
+  for (const std::string& dir : {a, b}) {
+    writeSharedHeaderProject(dir, "my headers");
+    buildIn(dir, {"src/mixed.cu", "-I", "my headers", "--arch", "sm_90a", "-Xnvcc", "-lineinfo",
+                  "-o", "out"});
+  }
+  std::string image = imageIn(a + "/out", "mixed");
+  CHECK(image == imageIn(b + "/out", "mixed"));
+  CHECK(holds(image, "/proc/self/cwd/my headers"));
+  for (const std::string& work : {std::string("tlc-build-"), std::string("inc0"), a})
+    CHECK_FALSE(holds(image, work));
+  for (const std::string& folder : foldersNamed(image, a)) {
+    INFO(folder);
+    CHECK(llvm::sys::fs::exists(folder));
+  }
 }
