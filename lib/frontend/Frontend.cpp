@@ -371,9 +371,11 @@ private:
 
 // Runs `action` under the parse command line `commandLine`, over the real file system with the
 // compatibility header laid over it.
+// `preambleText`: the text of preambleInputPath(), for the run that makes a preamble.
 bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& toolkit,
               std::unique_ptr<clang::FrontendAction> action, clang::DiagnosticConsumer& diagnostics,
-              clang::DiagnosticOptions& diagnosticOptions, const Preamble* preamble = nullptr) {
+              clang::DiagnosticOptions& diagnosticOptions, const Preamble* preamble = nullptr,
+              const std::string& preambleText = "") {
   // The real file system (regular files only), with the parse's compatibility header laid over
   // it.
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
@@ -381,7 +383,7 @@ bool runParse(const std::vector<std::string>& commandLine, const CudaToolkit& to
   auto virtualFiles = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   virtualFiles->addFile(parseCompatHeaderPath(), 0,
                         llvm::MemoryBuffer::getMemBufferCopy(parseCompatHeader(toolkit)));
-  virtualFiles->addFile(preambleInputPath(), 0, llvm::MemoryBuffer::getMemBufferCopy(""));
+  virtualFiles->addFile(preambleInputPath(), 0, llvm::MemoryBuffer::getMemBufferCopy(preambleText));
   for (const std::string& header : parseFallbackHeaders())
     virtualFiles->addFile(std::string(parseFallbackIncludeDir()) + "/" + header, 0,
                           llvm::MemoryBuffer::getMemBufferCopy(
@@ -408,6 +410,13 @@ struct UnitOutcome {
   bool preambleRefused = false; // Clang would not load the preamble: parse again without it
 };
 
+// `to` with each of `more` it lacks, sorted.
+void addAll(std::vector<std::string>& to, const std::vector<std::string>& more) {
+  to.insert(to.end(), more.begin(), more.end());
+  std::sort(to.begin(), to.end());
+  to.erase(std::unique(to.begin(), to.end()), to.end());
+}
+
 // One parse of `input` under `commandLine`, with `preamble` loaded if there is one.
 UnitOutcome parseUnit(const std::string& input, const FrontendOptions& options,
                       const std::vector<std::string>& commandLine, const CudaToolkit& toolkit,
@@ -426,7 +435,7 @@ UnitOutcome parseUnit(const std::string& input, const FrontendOptions& options,
   bool ok = runParse(commandLine, toolkit,
                      std::make_unique<ExtractAction>(outcome.facts, diagnosticsStream, filter, view,
                                                      preamble, loaded),
-                     filter, diagnosticOptions, preamble);
+                     filter, diagnosticOptions, preamble, preamble ? preamble->input : "");
   outcome.errors = filter.getNumErrors();
   // Clang counts the errors it was told to keep quiet about too; only a failure that printed
   // nothing at all (the driver's own) fails the parse here.
@@ -436,30 +445,41 @@ UnitOutcome parseUnit(const std::string& input, const FrontendOptions& options,
   outcome.preambleRefused = preamble && (!loaded || filter.serializationIssue());
   outcome.facts.fromPreamble = preamble && !outcome.preambleRefused;
   if (outcome.facts.fromPreamble && !outcome.facts.filesRead.empty()) {
-    std::vector<std::string>& files = outcome.facts.filesRead;
-    files.insert(files.end(), preamble->files.begin(), preamble->files.end());
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
+    addAll(outcome.facts.filesRead, preamble->files);
+    // What the walk, which skipped the preamble's headers, would have found there.
+    addAll(outcome.facts.otherEntries, preamble->facts.otherEntries);
+    addAll(outcome.facts.libraryKernelTemplates, preamble->facts.libraryKernelTemplates);
   }
   return outcome;
 }
 
 // The preamble of `commandLine` at `stem` (preambleStem), made there first if it is not
 // (Preamble.h).
+// `includes`: the input's leading system includes it holds too (Preamble.h).
 std::optional<Preamble> preambleFor(const std::string& stem,
                                     const std::vector<std::string>& commandLine,
-                                    const CudaToolkit& toolkit, const ParseView& view) {
-  if (auto found = findPreamble(stem))
+                                    const CudaToolkit& toolkit, const ParseView& view,
+                                    const std::vector<std::string>& includes) {
+  std::string text = preambleInput(includes);
+  if (auto found = findPreamble(stem)) {
+    found->input = text;
     return found;
-  if (!preambleWanted(stem))
+  }
+  if (preambleRefused(stem) || !preambleWanted(stem))
     return std::nullopt;
-  std::vector<std::string> emptyInput = commandLine;
-  emptyInput.back() = preambleInputPath();
+  std::vector<std::string> preambleOnly = commandLine;
+  preambleOnly.back() = preambleInputPath();
   PreambleOutput made;
   clang::DiagnosticOptions diagnosticOptions;
   clang::IgnoringDiagConsumer quiet; // the parse without a preamble shows what matters
-  runParse(emptyInput, toolkit, makePreambleAction(made, view.folders), quiet, diagnosticOptions);
-  return storePreamble(stem, made);
+  runParse(preambleOnly, toolkit, makePreambleAction(made, view.folders), quiet, diagnosticOptions,
+           nullptr, text);
+  auto stored = storePreamble(stem, made);
+  if (!stored)
+    refusePreamble(stem, made.files);
+  else
+    stored->input = text;
+  return stored;
 }
 
 // The preambles one run of parses found or made, by stem: inputs parsed with one command line
@@ -469,13 +489,14 @@ std::optional<Preamble> preambleFor(const std::string& stem,
 class RunPreambles {
 public:
   std::optional<Preamble> find(const std::string& dir, const std::vector<std::string>& commandLine,
-                               const CudaToolkit& toolkit, const ParseView& view) {
+                               const CudaToolkit& toolkit, const ParseView& view,
+                               const std::vector<std::string>& includes) {
     std::lock_guard<std::mutex> lock(Mutex);
-    std::string stem = preambleStem(dir, commandLine, toolkit);
+    std::string stem = preambleStem(dir, commandLine, toolkit, includes);
     auto known = Found.find(stem);
     if (known != Found.end())
       return known->second;
-    return Found[stem] = preambleFor(stem, commandLine, toolkit, view);
+    return Found[stem] = preambleFor(stem, commandLine, toolkit, view, includes);
   }
 
   // Clang refused it: no parse of this run tries it again.
@@ -490,6 +511,28 @@ private:
   std::mutex Mutex;
   std::map<std::string, std::optional<Preamble>> Found;
 };
+
+// The `#include <...>` lines `input` starts with (leadingSystemIncludes); none when it cannot be
+// read (the parse says why).
+std::vector<std::string> inputIncludes(const std::string& input) {
+  auto text = readFileBuffer(input);
+  if (!text) {
+    llvm::consumeError(text.takeError());
+    return {};
+  }
+  return leadingSystemIncludes((*text)->getBuffer());
+}
+
+std::optional<Preamble> preambleOf(const std::string& input, const FrontendOptions& options,
+                                   const std::vector<std::string>& commandLine,
+                                   const CudaToolkit& toolkit, const ParseView& view,
+                                   RunPreambles& preambles) {
+  std::vector<std::string> includes = inputIncludes(input);
+  if (!includes.empty())
+    if (auto preamble = preambles.find(options.preambleDir, commandLine, toolkit, view, includes))
+      return preamble;
+  return preambles.find(options.preambleDir, commandLine, toolkit, view, {});
+}
 
 UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
                      const CudaToolkit& toolkit, const PendingMacroValues& nvccView,
@@ -508,8 +551,9 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
   std::vector<std::string> commandLine = clangCommandLine(input, options, toolkit);
   ParseView view = parseView(commandLine, options, toolkit, nvccView);
   // -v shows Clang's remarks about every header, which a preamble made earlier does not repeat.
+  // The preamble of the input's leading includes where one is kept, else the command line's.
   if (!options.preambleDir.empty() && !options.verbose)
-    if (auto preamble = preambles.find(options.preambleDir, commandLine, toolkit, view)) {
+    if (auto preamble = preambleOf(input, options, commandLine, toolkit, view, preambles)) {
       UnitOutcome outcome = parseUnit(input, options, commandLine, toolkit, view, &*preamble);
       if (!outcome.preambleRefused)
         return outcome;

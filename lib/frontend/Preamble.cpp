@@ -11,6 +11,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/MultiplexConsumer.h"
+#include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Serialization/ASTWriter.h"
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -51,18 +53,29 @@ std::string identityOf(const std::string& path) {
          std::to_string(status.st_ino);
 }
 
-// The consumer that asks for the bodies the extractor skips and nothing more.
-class SkipAsTheParseDoes : public clang::ASTConsumer {
-public:
-  explicit SkipAsTheParseDoes(const clang::SourceManager& sources) : Sources(sources) {}
-  bool shouldSkipFunctionBody(clang::Decl* decl) override { return skipsBodyOf(decl, Sources); }
+// Whether the headers the preamble's input names itself are each guarded against a second
+// inclusion: the parse that loads the preamble reads those lines again.
+bool namedHeadersGuarded(clang::CompilerInstance& ci) {
+  const clang::SourceManager& sources = ci.getSourceManager();
+  const clang::HeaderSearch& search = ci.getPreprocessor().getHeaderSearchInfo();
+  clang::FileID input = sources.getMainFileID();
+  for (unsigned i = 0; i < sources.local_sloc_entry_size(); ++i) {
+    const clang::SrcMgr::SLocEntry& entry = sources.getLocalSLocEntry(i);
+    if (!entry.isFile())
+      continue;
+    clang::SourceLocation includedAt = entry.getFile().getIncludeLoc();
+    if (includedAt.isInvalid() || sources.getFileID(includedAt) != input)
+      continue;
+    clang::OptionalFileEntryRef file = entry.getFile().getContentCache().OrigEntry;
+    if (!file || !search.isFileMultipleIncludeGuarded(*file))
+      return false;
+  }
+  return true;
+}
 
-private:
-  const clang::SourceManager& Sources;
-};
-
-// GeneratePCHAction's work, into memory: the preamble of an empty input, with the parse's
-// command line but only the -include files a preamble holds.
+// GeneratePCHAction's work, into memory: the preamble of preambleInput(), with the parse's
+// command line but only the -include files a preamble holds. The extractor walks its headers
+// as a parse without a preamble would (and asks for the bodies it skips, and no others).
 class MakePreamble : public clang::ASTFrontendAction {
 public:
   MakePreamble(PreambleOutput& out, ViewFolders folders) : Out(out), Folders(std::move(folders)) {}
@@ -90,14 +103,12 @@ public:
     consumers.push_back(std::make_unique<clang::PCHGenerator>(
         ci.getPreprocessor(), ci.getModuleCache(), "", "", Buffer, ci.getCodeGenOpts(),
         ci.getFrontendOpts().ModuleFileExtensions));
-    consumers.push_back(std::make_unique<SkipAsTheParseDoes>(ci.getSourceManager()));
+    consumers.push_back(makeExtractorConsumer(ci, Facts));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
 
   void EndSourceFileAction() override {
     clang::CompilerInstance& ci = getCompilerInstance();
-    if (!Buffer || !Buffer->IsComplete || ci.getDiagnostics().hasErrorOccurred())
-      return;
     std::vector<std::string> files;
     const clang::SourceManager& sources = ci.getSourceManager();
     for (auto it = sources.fileinfo_begin(); it != sources.fileinfo_end(); ++it) {
@@ -105,10 +116,12 @@ public:
       if (name != parseCompatHeaderPath() && name != preambleInputPath())
         files.push_back(name.str());
     }
-    if (!allOfClangView(ci, files, Folders))
-      return;
     std::sort(files.begin(), files.end());
     Out.files = std::move(files);
+    if (!Buffer || !Buffer->IsComplete || ci.getDiagnostics().hasErrorOccurred() ||
+        !allOfClangView(ci, Out.files, Folders) || !namedHeadersGuarded(ci))
+      return;
+    Out.facts = {Facts.otherEntries, Facts.libraryKernelTemplates};
     Out.pch.assign(Buffer->Data.begin(), Buffer->Data.end());
   }
 
@@ -116,7 +129,29 @@ private:
   PreambleOutput& Out;
   ViewFolders Folders;
   std::shared_ptr<clang::PCHBuffer> Buffer;
+  TranslationUnitFacts Facts;
 };
+
+// Whether `file` is a regular file of this user's that no one else may change, as the cache's
+// entries are (a folder a group shares holds its members' preambles, which each member then
+// makes again).
+bool ownFile(const std::string& file) {
+  struct stat status{};
+  return ::lstat(file.c_str(), &status) == 0 && S_ISREG(status.st_mode) &&
+         status.st_uid == ::geteuid() && !(status.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+// "identity<TAB>path" for each of `files`; none if one cannot be read or named so.
+std::optional<std::string> identityLines(const std::vector<std::string>& files) {
+  std::string lines;
+  for (const std::string& file : files) {
+    std::string identity = identityOf(file);
+    if (identity.empty() || file.find_first_of("\t\n") != std::string::npos)
+      return std::nullopt;
+    lines += identity + "\t" + file + "\n";
+  }
+  return lines;
+}
 
 // Keeps the `kept` preambles of `dir` used last (by their listings' times, which findPreamble
 // renews): each is some 8 MB, and every distinct command line (a compilation database's
@@ -148,6 +183,71 @@ const char* preambleInputPath() {
   return path.c_str();
 }
 
+std::string preambleInput(const std::vector<std::string>& includes) {
+  std::string text;
+  for (const std::string& name : includes)
+    text += "#include <" + name + ">\n";
+  return text;
+}
+
+namespace {
+
+// `text` past blank space and comments; `ok` false at a comment that does not end, or a line
+// comment continued with a backslash.
+llvm::StringRef skipBlankAndComments(llvm::StringRef text, bool& ok) {
+  for (;;) {
+    text = text.ltrim(" \t\r\n\f\v");
+    if (text.consume_front("//")) {
+      llvm::StringRef line = text.take_until([](char c) { return c == '\n'; });
+      if (line.rtrim(" \t\r").ends_with("\\"))
+        return ok = false, text;
+      text = text.drop_front(line.size());
+    } else if (text.consume_front("/*")) {
+      size_t end = text.find("*/");
+      if (end == llvm::StringRef::npos)
+        return ok = false, text;
+      text = text.drop_front(end + 2);
+    } else {
+      return text;
+    }
+  }
+}
+
+// A header's name between <>, as a preamble may name it again: no quote, backslash, control
+// character or '>' (nothing that would read otherwise in preambleInput()).
+bool plainHeaderName(llvm::StringRef name) {
+  return !name.empty() && llvm::none_of(name, [](char c) {
+    return c == '"' || c == '\\' || c == '>' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+} // namespace
+
+std::vector<std::string> leadingSystemIncludes(llvm::StringRef text) {
+  std::vector<std::string> names;
+  text.consume_front("\xEF\xBB\xBF");
+  for (bool ok = true;;) {
+    text = skipBlankAndComments(text, ok);
+    if (!ok || !text.consume_front("#"))
+      return names;
+    llvm::StringRef line = text.take_until([](char c) { return c == '\n'; });
+    text = text.drop_front(line.size());
+    llvm::StringRef rest = line.ltrim(" \t");
+    if (!rest.consume_front("include"))
+      return names;
+    rest = rest.ltrim(" \t");
+    if (!rest.consume_front("<"))
+      return names;
+    auto [name, after] = rest.split('>');
+    // Only blank space or a line comment may follow; a line continued ends the run.
+    after = after.trim(" \t\r");
+    bool restOfLineBlank = after.empty() || (after.starts_with("//") && !after.ends_with("\\"));
+    if (!rest.contains('>') || !plainHeaderName(name) || !restOfLineBlank)
+      return names;
+    names.push_back(name.str());
+  }
+}
+
 // XXH3 finds a changed or cut file at memory speed (a SHA-256 of the 8 MB would cost a warm parse
 // a tenth of its time); the folder is this user's alone, so it guards against damage, not an
 // adversary.
@@ -169,39 +269,41 @@ bool startsWithPreambleIncludes(const std::vector<std::string>& includes) {
 }
 
 std::string preambleStem(const std::string& dir, const std::vector<std::string>& commandLine,
-                         const CudaToolkit& toolkit) {
-  // "bodies 2": which bodies the parse skips (skipsBodyOf), which a preamble holds as they were.
+                         const CudaToolkit& toolkit, const std::vector<std::string>& includes) {
+  // "bodies 2": which bodies the parse skips (skipsBodyOf), which a preamble holds as they were;
+  // "facts 1": its listing holds the extractor's facts of its headers.
   std::string material =
-      "tlc " + std::string(tlcVersion()) + "\nclang " + clangVersion() + "\nbodies 2\n";
+      "tlc " + std::string(tlcVersion()) + "\nclang " + clangVersion() + "\nbodies 2\nfacts 1\n";
   for (size_t i = 0; i + 1 < commandLine.size(); ++i) // not the input
     material += "arg " + commandLine[i] + "\n";
+  for (const std::string& name : includes)
+    material += "include " + name + "\n";
   material += "compat\n" + parseCompatHeader(toolkit);
   return dir + "/" + sha256Hex(material).substr(0, 40);
 }
 
 std::optional<Preamble> findPreamble(const std::string& stem) {
-  // Made by this user and changeable by nobody else, as the cache's entries are (a folder a
-  // group shares holds its members' preambles, which each member then makes again).
-  for (const std::string& file : {stem + ".files", stem + ".pch"}) {
-    struct stat status{};
-    if (::lstat(file.c_str(), &status) != 0 || !S_ISREG(status.st_mode) ||
-        status.st_uid != ::geteuid() || (status.st_mode & (S_IWGRP | S_IWOTH)))
-      return std::nullopt;
-  }
+  if (!ownFile(stem + ".files") || !ownFile(stem + ".pch"))
+    return std::nullopt;
   auto listing = readFile(stem + ".files");
   if (!listing) {
     llvm::consumeError(listing.takeError());
     return std::nullopt;
   }
   auto [digest, rest] = llvm::StringRef(*listing).split('\n');
-  Preamble preamble{stem + ".pch", {}, nullptr};
+  Preamble preamble{stem + ".pch", {}, nullptr, {}, ""};
   llvm::SmallVector<llvm::StringRef, 256> lines;
   rest.split(lines, '\n', -1, false);
   for (llvm::StringRef line : lines) {
     auto [identity, file] = line.split('\t');
-    if (file.empty() || identityOf(file.str()) != identity)
+    if (identity == "entry")
+      preamble.facts.otherEntries.push_back(file.str());
+    else if (identity == "template")
+      preamble.facts.libraryKernelTemplates.push_back(file.str());
+    else if (file.empty() || identityOf(file.str()) != identity)
       return std::nullopt;
-    preamble.files.push_back(file.str());
+    else
+      preamble.files.push_back(file.str());
   }
   if (preamble.files.empty())
     return std::nullopt;
@@ -236,13 +338,15 @@ std::unique_ptr<clang::FrontendAction> makePreambleAction(PreambleOutput& out,
 std::optional<Preamble> storePreamble(const std::string& stem, const PreambleOutput& made) {
   if (made.pch.empty() || made.files.empty())
     return std::nullopt;
-  std::string listing = preambleDigest(made.pch) + "\n";
-  for (const std::string& file : made.files) {
-    std::string identity = identityOf(file);
-    if (identity.empty() || file.find_first_of("\t\n") != std::string::npos)
-      return std::nullopt;
-    listing += identity + "\t" + file + "\n";
-  }
+  auto files = identityLines(made.files);
+  if (!files)
+    return std::nullopt;
+  std::string listing = preambleDigest(made.pch) + "\n" + *files;
+  // Symbols and qualified names hold no tab or line break.
+  for (const std::string& entry : made.facts.otherEntries)
+    listing += "entry\t" + entry + "\n";
+  for (const std::string& name : made.facts.libraryKernelTemplates)
+    listing += "template\t" + name + "\n";
   if (llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stem), true,
                                         llvm::sys::fs::owner_all))
     return std::nullopt;
@@ -256,7 +360,34 @@ std::optional<Preamble> storePreamble(const std::string& stem, const PreambleOut
     return std::nullopt;
   }
   keepRecentPreambles(llvm::sys::path::parent_path(stem).str(), KeptPreambles);
-  return Preamble{stem + ".pch", made.files, llvm::MemoryBuffer::getMemBufferCopy(made.pch)};
+  return Preamble{stem + ".pch", made.files, llvm::MemoryBuffer::getMemBufferCopy(made.pch),
+                  made.facts, ""};
+}
+
+bool preambleRefused(const std::string& stem) {
+  std::string mark = stem + ".refused";
+  if (!ownFile(mark))
+    return false;
+  auto listing = readFile(mark);
+  if (!listing) {
+    llvm::consumeError(listing.takeError());
+    return false;
+  }
+  llvm::SmallVector<llvm::StringRef, 256> lines;
+  llvm::StringRef(*listing).split(lines, '\n', -1, false);
+  return !lines.empty() && llvm::all_of(lines, [](llvm::StringRef line) {
+    auto [identity, file] = line.split('\t');
+    return !file.empty() && identityOf(file.str()) == identity;
+  });
+}
+
+void refusePreamble(const std::string& stem, const std::vector<std::string>& files) {
+  auto lines = identityLines(files);
+  if (!lines || lines->empty() ||
+      llvm::sys::fs::create_directories(llvm::sys::path::parent_path(stem), true,
+                                        llvm::sys::fs::owner_all))
+    return;
+  llvm::consumeError(writeFile(stem + ".refused", *lines, 0600));
 }
 
 void discardPreamble(const Preamble& preamble) {

@@ -18,6 +18,22 @@
 //     (or, for a command line not parsed before, the parse runs without it), and one Clang
 //     refuses is removed, to be made again by the next parse.
 // The parse does not use one for -v, whose remarks would lack Clang's own about its headers.
+//
+// An input that starts with `#include <...>` lines (after blank lines and comments only) gets a
+// preamble that holds those headers too, as clangd's holds a file's leading includes: CUB's or
+// Thrust's headers cost a parse many times what the CUDA headers do. It is keyed by those lines
+// as well, so that every file of a project that starts with the same includes shares it, and it
+// is kept only when, besides the above:
+//   - every header those lines name is guarded against a second inclusion (#pragma once or an
+//     include guard): the parse that loads it reads the lines again, and finds them included;
+//   - as any preamble, only of files of Clang's view: system headers, none of the user's, whose
+//     kernels and definitions the extractor records only of files that are not. A parse that
+//     loads a preamble walks only what it read itself: what the extractor finds in the headers
+//     (kernels a library defines, its kernel templates) is kept with the preamble and added to
+//     the facts of each parse that loads it.
+// One that cannot be kept is remembered as such, with the identities of the files it read, so
+// that the parses after it do not try again until one of them changes; they load the preamble
+// of the command line alone.
 #pragma once
 
 #include "frontend/CompilerView.h"
@@ -38,18 +54,34 @@ class StringRef;
 
 namespace tlc {
 
+// What the extractor found in the headers a preamble holds, which a parse that loads it does not
+// walk again (TranslationUnitFacts).
+struct PreambleFacts {
+  std::vector<std::string> otherEntries;
+  std::vector<std::string> libraryKernelTemplates;
+};
+
 struct Preamble {
   std::string pch;                // the precompiled file
   std::vector<std::string> files; // the files it read, for the parse's dependencies
   // Its bytes, as checked against the digest its listing keeps: the parse loads these (as the
   // virtual file preamblePchPath()), never the file again.
   std::shared_ptr<const llvm::MemoryBuffer> bytes;
+  PreambleFacts facts;
+  // The text of preambleInputPath() it was made from, which Clang checks when it loads it.
+  std::string input;
 };
 
+// The `#include <...>` lines an input starts with, before anything but blank lines and comments,
+// as the names between the brackets; none from the first line of another form (a quoted include,
+// another directive, a line continued with a backslash).
+std::vector<std::string> leadingSystemIncludes(llvm::StringRef text);
+
 // Where the preamble of the parse `commandLine` (its input last) is kept in `dir`: a path
-// without extension, named by the key.
+// without extension, named by the key. `includes`: the input's leading system includes it holds
+// too (leadingSystemIncludes).
 std::string preambleStem(const std::string& dir, const std::vector<std::string>& commandLine,
-                         const CudaToolkit& toolkit);
+                         const CudaToolkit& toolkit, const std::vector<std::string>& includes = {});
 
 // The first line of a preamble's listing: the digest of its precompiled bytes.
 std::string preambleDigest(llvm::StringRef bytes);
@@ -64,19 +96,30 @@ std::optional<Preamble> findPreamble(const std::string& stem);
 // empty cache say, does not pay for a preamble it would not use again.
 bool preambleWanted(const std::string& stem);
 
-// What making a preamble gave: the precompiled bytes and the files read, empty when it cannot be
-// kept (an error, a file of nvcc's view).
+// What making a preamble gave: the precompiled bytes, the files read and the extractor's facts
+// of its headers; no bytes when it cannot be kept (an error, a file of nvcc's view, a header
+// named by an include line that is not guarded).
 struct PreambleOutput {
   std::string pch;
   std::vector<std::string> files;
+  PreambleFacts facts;
 };
 
 // The action that makes a preamble when run over the parse's command line with its input
-// replaced by an empty file (preambleInputPath()). `folders`: the parse's view folders.
+// replaced by preambleInputPath(), which holds preambleInput(includes). `folders`: the parse's
+// view folders.
 std::unique_ptr<clang::FrontendAction> makePreambleAction(PreambleOutput& out,
                                                           const ViewFolders& folders);
-// The empty input of that run, a virtual file beside the compatibility header.
+// The input of that run, a virtual file beside the compatibility header.
 const char* preambleInputPath();
+// Its text: an #include line for each of `includes`, none for the command line's preamble.
+std::string preambleInput(const std::vector<std::string>& includes);
+
+// Whether a preamble at `stem` was made before and could not be kept, and every file that run
+// read is as it was then: not worth making again (refusePreamble).
+bool preambleRefused(const std::string& stem);
+// Remembers that the preamble at `stem` cannot be kept, with the files its making read.
+void refusePreamble(const std::string& stem, const std::vector<std::string>& files);
 // Where a parse that loads a preamble sees its checked bytes: a virtual file there too.
 const char* preamblePchPath();
 

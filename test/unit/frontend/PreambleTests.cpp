@@ -43,7 +43,10 @@ Parsed parse(const std::string& input, FrontendOptions options) {
   TranslationUnitFacts& unit = units->front();
   auto analysis = analyze({input}, options, toolkitInUse());
   REQUIRE_EXPECTED(analysis);
-  return {toJson(analysis->module).dump(1), unit.filesRead, unit.fromPreamble, diagnostics};
+  // The model as inspect --json shows it: the library kernel templates too (ImageCheck.h).
+  auto module = toJson(analysis->module);
+  module["library_kernel_templates"] = analysis->module.libraryKernelTemplates;
+  return {module.dump(1), unit.filesRead, unit.fromPreamble, diagnostics};
 }
 
 // The preambles `dir` holds (their precompiled files).
@@ -81,14 +84,17 @@ TEST_CASE("a parse with a preamble sees what a parse without one sees", "[preamb
   struct Case {
     const char* input;
     std::vector<std::string> args;
+    size_t made; // preambles its parses make: its command line's if new, its includes' if kept
   } cases[] = {
-      {"parity/clang_hidden_kernel.cu", {"-I", fixture("parity/compiler")}}, // the view switch
-      {"parity/clang_struct_layout.cu", {}},
-      {"parity/library_instances.cu", {"-I" + fixture("parity/system")}}, // a library's kernels
-      {"parity/template_bodies.cu", {}},
-      {"parity/cuda_types.cu", {}},
-      {"parity/host_headers.cu", {}},
-      {"tma/valid.cu", {}},
+      {"parity/clang_hidden_kernel.cu", {"-I", fixture("parity/compiler")}, 1}, // the view switch
+      {"parity/clang_struct_layout.cu", {}, 1},
+      {"parity/library_instances.cu", {"-I" + fixture("parity/system")}, 1}, // a library's kernels
+      {"parity/template_bodies.cu", {}, 0},
+      {"parity/cuda_types.cu", {}, 1},       // <cuda_bf16.h>, <cuda_fp16.h>, <type_traits>
+      {"parity/host_headers.cu", {}, 1},     // <omp.h>
+      {"tma/valid.cu", {}, 0},               // <tlc/annotations.h> is tlc's, not of Clang's view
+      {"parity/toolkit_library.cu", {}, 1},  // CUB's headers
+      {"parity/unguarded_header.cu", {}, 0}, // a header without a guard
   };
   std::string dir = scratchDir("preamble-same");
   for (const Case& c : cases) {
@@ -99,6 +105,7 @@ TEST_CASE("a parse with a preamble sees what a parse without one sees", "[preamb
     Parsed plain = parse(input, options);
     CHECK(!plain.preamble);
     options.preambleDir = dir;
+    size_t before = preamblesIn(dir).size();
     // The first parse of a command line leaves a mark, the second makes the preamble and
     // loads it (analyze() in parse()), the parses after load it.
     parse(input, options);
@@ -107,9 +114,8 @@ TEST_CASE("a parse with a preamble sees what a parse without one sees", "[preamb
     CHECK(loading.module == plain.module);
     CHECK(loading.filesRead == plain.filesRead);
     CHECK(loading.diagnostics == plain.diagnostics);
+    CHECK(preamblesIn(dir).size() - before == c.made);
   }
-  // One per command line but the input: the five without flags of their own share one.
-  CHECK(preamblesIn(dir).size() == 3);
 }
 
 TEST_CASE("a damaged or foreign preamble is not loaded, not an error, and made again",
@@ -209,7 +215,7 @@ TEST_CASE("a preamble is stale once a file it read changes", "[preamble]") {
   std::string folder = scratchDir("preamble-stale");
   std::string header = folder + "/read.h";
   REQUIRE(!writeFile(header, "int x;\n"));
-  PreambleOutput made{"bytes", {header}};
+  PreambleOutput made{"bytes", {header}, {}};
   std::string stem = folder + "/key";
   REQUIRE(storePreamble(stem, made));
   REQUIRE(findPreamble(stem));
@@ -223,7 +229,7 @@ TEST_CASE("a preamble others could have changed is not used", "[preamble]") {
   std::string header = folder + "/read.h";
   REQUIRE(!writeFile(header, "int x;\n"));
   std::string stem = folder + "/key";
-  REQUIRE(storePreamble(stem, {"bytes", {header}}));
+  REQUIRE(storePreamble(stem, {"bytes", {header}, {}}));
   REQUIRE(findPreamble(stem));
   for (const char* suffix : {".pch", ".files"}) {
     INFO(suffix);
@@ -239,7 +245,7 @@ TEST_CASE("a cache keeps the eight preambles used last", "[preamble]") {
   std::string header = dir + "/read.h";
   REQUIRE(!writeFile(header, "int x;\n"));
   for (int i = 0; i < 10; ++i) {
-    REQUIRE(storePreamble(dir + "/key" + std::to_string(i), {"bytes", {header}}));
+    REQUIRE(storePreamble(dir + "/key" + std::to_string(i), {"bytes", {header}, {}}));
     std::this_thread::sleep_for(std::chrono::milliseconds(20)); // another modification time
     if (i == 2) { // the oldest but one, used again: kept
       REQUIRE(findPreamble(dir + "/key1"));
@@ -274,4 +280,68 @@ TEST_CASE("a verbose parse (-v) makes and loads no preamble", "[preamble]") {
   Parsed parsed = parse(fixture("parity/clang_struct_layout.cu"), options);
   CHECK(!parsed.preamble);
   CHECK(preamblesIn(options.preambleDir).empty());
+}
+
+TEST_CASE("an input's leading system includes are read as the preprocessor would read them",
+          "[preamble]") {
+  using Names = std::vector<std::string>;
+  CHECK(leadingSystemIncludes("#include <a.h>\n#include <b/c.cuh>\nint x;\n#include <d.h>\n") ==
+        Names{"a.h", "b/c.cuh"});
+  // A byte order mark, blank lines, comments of both kinds, spaces around '#', a line comment
+  // after the name, and a last line without its line break.
+  CHECK(leadingSystemIncludes("\xEF\xBB\xBF// intro\n\n/* a\n   block */\n  #  include\t<a.h>  "
+                              "// why\r\n#include <b.h>") == Names{"a.h", "b.h"});
+  // The run ends at a quoted include, another directive, or anything else...
+  CHECK(leadingSystemIncludes("#include <a.h>\n#include \"b.h\"\n#include <c.h>\n") ==
+        Names{"a.h"});
+  CHECK(leadingSystemIncludes("#define X 1\n#include <a.h>\n").empty());
+  CHECK(leadingSystemIncludes("#include <a.h>\n#include_next <b.h>\n") == Names{"a.h"});
+  CHECK(leadingSystemIncludes("#include MACRO_HEADER\n").empty());
+  // ...and wherever the preprocessor would join lines or read past what a name can be.
+  CHECK(leadingSystemIncludes("// continued \\\n#include <a.h>\n").empty());
+  CHECK(leadingSystemIncludes("#include <a.h> \\\n  <b.h>\n").empty());
+  CHECK(leadingSystemIncludes("#include <a.h> // continued \\\n#include <b.h>\n").empty());
+  CHECK(leadingSystemIncludes("/* never closed\n#include <a.h>\n").empty());
+  CHECK(leadingSystemIncludes("#include <a.h\n").empty());
+  CHECK(leadingSystemIncludes("#include <a\"b.h>\n").empty());
+  CHECK(leadingSystemIncludes("#include <a\\b.h>\n").empty());
+  CHECK(leadingSystemIncludes("#include <>\n").empty());
+  CHECK(leadingSystemIncludes("#include <a.h> int x;\n").empty());
+}
+
+TEST_CASE("a preamble that cannot be kept is not made again until a file it read changes",
+          "[preamble]") {
+  // The parse of an input that starts with a header without an include guard: the preamble of
+  // its includes is made once, refused, and remembered as such.
+  FrontendOptions options = frontendFor("sm_90a");
+  options.preambleDir = scratchDir("preamble-unguarded");
+  std::string input = fixture("parity/unguarded_header.cu");
+  parse(input, options);
+  Parsed loading = parse(input, options);
+  CHECK(loading.preamble); // the command line's
+  std::vector<std::string> marks;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(options.preambleDir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".refused"))
+      marks.push_back(it->path());
+  REQUIRE(marks.size() == 1);
+  llvm::sys::fs::file_status before, after;
+  REQUIRE(!llvm::sys::fs::status(marks[0], before));
+  parse(input, options);
+  REQUIRE(!llvm::sys::fs::status(marks[0], after));
+  CHECK(after.getUniqueID() == before.getUniqueID()); // not written again: not made again
+  CHECK(after.getLastModificationTime() == before.getLastModificationTime());
+
+  // The mark holds while every file it names is as it was.
+  std::string folder = scratchDir("preamble-refusal");
+  std::string header = folder + "/read.h";
+  REQUIRE(!writeFile(header, "int x;\n"));
+  std::string stem = folder + "/key";
+  CHECK(!preambleRefused(stem));
+  refusePreamble(stem, {header});
+  CHECK(preambleRefused(stem));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20)); // another modification time
+  REQUIRE(!writeFile(header, "int y;\n"));
+  CHECK(!preambleRefused(stem));
 }
