@@ -36,6 +36,7 @@ namespace {
 
 constexpr const char* WrapperHeader = "__clang_cuda_runtime_wrapper.h";
 constexpr size_t KeptPreambles = 8;
+constexpr size_t KeptRefusals = 32;
 // A preamble is some 6 to 8 MB; a larger file in its place is read no further than this.
 constexpr uint64_t KeptPreambleBytes = uint64_t(256) << 20;
 
@@ -154,22 +155,22 @@ std::optional<std::string> identityLines(const std::vector<std::string>& files) 
 }
 
 // Keeps the `kept` preambles of `dir` used last (by their listings' times, which findPreamble
-// renews): each is some 8 MB, and every distinct command line (a compilation database's
-// per-file macros) makes one.
-void keepRecentPreambles(const std::string& dir, size_t kept) {
+// renews): each is some 8 MB (30 with CUB's headers), and every distinct command line (a
+// compilation database's per-file macros) and list of leading includes makes one. The same for
+// the marks of preambles that cannot be kept (`suffix` ".refused"), which list the files read.
+void keepRecent(const std::string& dir, llvm::StringRef suffix, size_t kept) {
   std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> listings;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
     llvm::sys::fs::file_status status;
-    if (llvm::StringRef(it->path()).ends_with(".files") &&
-        !llvm::sys::fs::status(it->path(), status))
+    if (llvm::StringRef(it->path()).ends_with(suffix) && !llvm::sys::fs::status(it->path(), status))
       listings.push_back({status.getLastModificationTime(), it->path()});
   }
   if (listings.size() <= kept)
     return;
   std::sort(listings.begin(), listings.end(), std::greater<>());
   for (size_t i = kept; i < listings.size(); ++i) {
-    llvm::StringRef stem = llvm::StringRef(listings[i].second).drop_back(6); // ".files"
+    llvm::StringRef stem = llvm::StringRef(listings[i].second).drop_back(suffix.size());
     llvm::sys::fs::remove(listings[i].second);
     llvm::sys::fs::remove(stem + ".pch");
   }
@@ -315,7 +316,7 @@ std::optional<Preamble> findPreamble(const std::string& stem) {
   if (preambleDigest((*bytes)->getBuffer()) != digest)
     return std::nullopt; // damaged: made again by this parse (preambleWanted)
   preamble.bytes = std::move(*bytes);
-  // Used now: the last to go (keepRecentPreambles).
+  // Used now: the last to go (keepRecent).
   ::utimensat(AT_FDCWD, (stem + ".files").c_str(), nullptr, 0);
   return preamble;
 }
@@ -359,7 +360,7 @@ std::optional<Preamble> storePreamble(const std::string& stem, const PreambleOut
     llvm::consumeError(std::move(error));
     return std::nullopt;
   }
-  keepRecentPreambles(llvm::sys::path::parent_path(stem).str(), KeptPreambles);
+  keepRecent(llvm::sys::path::parent_path(stem).str(), ".files", KeptPreambles);
   return Preamble{stem + ".pch", made.files, llvm::MemoryBuffer::getMemBufferCopy(made.pch),
                   made.facts, ""};
 }
@@ -388,6 +389,7 @@ void refusePreamble(const std::string& stem, const std::vector<std::string>& fil
                                         llvm::sys::fs::owner_all))
     return;
   llvm::consumeError(writeFile(stem + ".refused", *lines, 0600));
+  keepRecent(llvm::sys::path::parent_path(stem).str(), ".refused", KeptRefusals);
 }
 
 void discardPreamble(const Preamble& preamble) {

@@ -259,6 +259,24 @@ TEST_CASE("a cache keeps the eight preambles used last", "[preamble]") {
   CHECK(findPreamble(dir + "/key9"));
 }
 
+TEST_CASE("a cache keeps the marks of the 32 preambles refused last", "[preamble]") {
+  std::string dir = scratchDir("preamble-refusals-kept");
+  std::string header = dir + "/read.h";
+  REQUIRE(!writeFile(header, "int x;\n"));
+  for (int i = 0; i < 34; ++i) {
+    refusePreamble(dir + "/key" + std::to_string(i), {header});
+    std::this_thread::sleep_for(std::chrono::milliseconds(5)); // another modification time
+  }
+  size_t marks = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+    marks += llvm::StringRef(it->path()).ends_with(".refused");
+  CHECK(marks == 32);
+  CHECK(!preambleRefused(dir + "/key1"));
+  CHECK(preambleRefused(dir + "/key2"));
+  CHECK(preambleRefused(dir + "/key33"));
+}
+
 TEST_CASE("a preamble is made by the second parse of a command line, not the first", "[preamble]") {
   FrontendOptions options = frontendFor("sm_90a");
   options.preambleDir = scratchDir("preamble-second");
