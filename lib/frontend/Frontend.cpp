@@ -555,10 +555,16 @@ UnitOutcome parseOne(const std::string& input, const FrontendOptions& options,
   if (!options.preambleDir.empty() && !options.verbose)
     if (auto preamble = preambleOf(input, options, commandLine, toolkit, view, preambles)) {
       UnitOutcome outcome = parseUnit(input, options, commandLine, toolkit, view, &*preamble);
-      if (!outcome.preambleRefused)
+      // An error in a header the input's include lines name would be shown as included from
+      // the preamble's own input, a name of tlc's: such a parse runs again without it, so that
+      // its messages name the input's lines (a failing build's cost alone).
+      bool includedFromPreamble = outcome.errors > 0 && !preamble->input.empty();
+      if (!outcome.preambleRefused && !includedFromPreamble)
         return outcome;
-      preambles.refused(*preamble);
-      discardPreamble(*preamble);
+      if (outcome.preambleRefused) {
+        preambles.refused(*preamble);
+        discardPreamble(*preamble);
+      }
     }
   return parseUnit(input, options, commandLine, toolkit, view, nullptr);
 }

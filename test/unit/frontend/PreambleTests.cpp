@@ -18,6 +18,7 @@
 
 using namespace tlc;
 using namespace tlc::test;
+using Catch::Contains;
 
 namespace {
 
@@ -362,4 +363,32 @@ TEST_CASE("a preamble that cannot be kept is not made again until a file it read
   std::this_thread::sleep_for(std::chrono::milliseconds(20)); // another modification time
   REQUIRE(!writeFile(header, "int y;\n"));
   CHECK(!preambleRefused(stem));
+}
+
+TEST_CASE("an error in a header an input's include lines name is shown as included from them",
+          "[preamble]") {
+  // The preamble of the input's includes holds CUB's header, where Clang finds the error: a
+  // parse that loads it would show the header as included from the preamble's own input.
+  std::string input = fixture("parity/library_error.cu");
+  FrontendOptions options = frontendFor("sm_90a");
+  auto failedParse = [&] {
+    std::string diagnostics;
+    llvm::raw_string_ostream stream(diagnostics);
+    auto units = parseInputs({input}, options, toolkitInUse(), stream);
+    CHECK(!units);
+    llvm::consumeError(units.takeError());
+    return diagnostics;
+  };
+  std::string plain = failedParse();
+  CHECK_THAT(plain, Contains("In file included from " + input + ":4:"));
+  options.preambleDir = scratchDir("preamble-library-error");
+  for (int parse = 0; parse < 3; ++parse) {
+    INFO("parse " << parse);
+    std::string diagnostics = failedParse();
+    CHECK(diagnostics == plain);
+    CHECK_THAT(diagnostics, !Contains("tlc_preamble"));
+  }
+  // The preamble of the input's include line was made, and loaded by the parses after: each
+  // of those found an error and parsed again without a preamble.
+  CHECK(preamblesIn(options.preambleDir).size() == 1);
 }
