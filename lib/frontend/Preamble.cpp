@@ -158,7 +158,9 @@ std::optional<std::string> identityLines(const std::vector<std::string>& files) 
 // renews): each is some 8 MB (30 with CUB's headers), and every distinct command line (a
 // compilation database's per-file macros) and list of leading includes makes one. The same for
 // the marks of preambles that cannot be kept (`suffix` ".refused"), which list the files read.
-void keepRecent(const std::string& dir, llvm::StringRef suffix, size_t kept) {
+// `alsoRemove`: the suffix of a file that goes with each listing removed (".pch"), if any.
+void keepRecent(const std::string& dir, llvm::StringRef suffix, size_t kept,
+                llvm::StringRef alsoRemove) {
   std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> listings;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
@@ -170,10 +172,17 @@ void keepRecent(const std::string& dir, llvm::StringRef suffix, size_t kept) {
     return;
   std::sort(listings.begin(), listings.end(), std::greater<>());
   for (size_t i = kept; i < listings.size(); ++i) {
-    llvm::StringRef stem = llvm::StringRef(listings[i].second).drop_back(suffix.size());
     llvm::sys::fs::remove(listings[i].second);
-    llvm::sys::fs::remove(stem + ".pch");
+    if (!alsoRemove.empty())
+      llvm::sys::fs::remove(llvm::StringRef(listings[i].second).drop_back(suffix.size()) +
+                            alsoRemove);
   }
+}
+
+// Whether the file a listing's line names ("identity<TAB>path", identityLines) is as it was.
+bool unchanged(llvm::StringRef line) {
+  auto [identity, file] = line.split('\t');
+  return !file.empty() && identityOf(file.str()) == identity;
 }
 
 } // namespace
@@ -301,7 +310,7 @@ std::optional<Preamble> findPreamble(const std::string& stem) {
       preamble.facts.otherEntries.push_back(file.str());
     else if (identity == "template")
       preamble.facts.libraryKernelTemplates.push_back(file.str());
-    else if (file.empty() || identityOf(file.str()) != identity)
+    else if (!unchanged(line))
       return std::nullopt;
     else
       preamble.files.push_back(file.str());
@@ -360,7 +369,7 @@ std::optional<Preamble> storePreamble(const std::string& stem, const PreambleOut
     llvm::consumeError(std::move(error));
     return std::nullopt;
   }
-  keepRecent(llvm::sys::path::parent_path(stem).str(), ".files", KeptPreambles);
+  keepRecent(llvm::sys::path::parent_path(stem).str(), ".files", KeptPreambles, ".pch");
   return Preamble{stem + ".pch", made.files, llvm::MemoryBuffer::getMemBufferCopy(made.pch),
                   made.facts, ""};
 }
@@ -376,10 +385,7 @@ bool preambleRefused(const std::string& stem) {
   }
   llvm::SmallVector<llvm::StringRef, 256> lines;
   llvm::StringRef(*listing).split(lines, '\n', -1, false);
-  return !lines.empty() && llvm::all_of(lines, [](llvm::StringRef line) {
-    auto [identity, file] = line.split('\t');
-    return !file.empty() && identityOf(file.str()) == identity;
-  });
+  return !lines.empty() && llvm::all_of(lines, unchanged);
 }
 
 void refusePreamble(const std::string& stem, const std::vector<std::string>& files) {
@@ -389,7 +395,8 @@ void refusePreamble(const std::string& stem, const std::vector<std::string>& fil
                                         llvm::sys::fs::owner_all))
     return;
   llvm::consumeError(writeFile(stem + ".refused", *lines, 0600));
-  keepRecent(llvm::sys::path::parent_path(stem).str(), ".refused", KeptRefusals);
+  // A mark's stem may hold a preamble kept since (a file changed): that one stays.
+  keepRecent(llvm::sys::path::parent_path(stem).str(), ".refused", KeptRefusals, "");
 }
 
 void discardPreamble(const Preamble& preamble) {
