@@ -148,6 +148,19 @@ std::string launcherStepCacheKey(const LauncherStepKey& in) {
   return key.digest();
 }
 
+std::string parseStepCacheKey(const std::string& identity, const std::string& inputDigest,
+                              const std::string& toolMemoDir) {
+  CacheKey key;
+  static int anchor;
+  key.add("step", "parse");
+  key.add("tlc", tlcVersion());
+  key.addToolIdentities({{"tlc-binary", llvm::sys::fs::getMainExecutable("tlc", &anchor)}},
+                        toolMemoDir);
+  key.add("identity", identity);
+  key.add("input-content", inputDigest);
+  return key.digest();
+}
+
 // The key's parts in the order they always had: entries made before the move still hit.
 llvm::Expected<std::string>
 buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocation& relocation,

@@ -69,6 +69,13 @@ struct LauncherStepKey {
 };
 std::string launcherStepCacheKey(const LauncherStepKey& in);
 
+// The key of one input's parse (frontend/Frontend.h, ParseStore): tlc's release and binary,
+// which decide what the parse records, the parse's identity (parseIdentity: Clang, the command
+// line, the folder, nvcc's view...) and the input's content. The headers it read are the entry's
+// dependencies.
+std::string parseStepCacheKey(const std::string& identity, const std::string& inputDigest,
+                              const std::string& toolMemoDir);
+
 // The whole first part of the key, in one place: tlc and Clang, the toolkit and the host
 // compiler by release and content (not where they are: Relocation.h), the options
 // (addBuildOptions), each input's content (`inputDigest`, which the manifest shares) and the

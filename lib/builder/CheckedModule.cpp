@@ -17,12 +17,13 @@ namespace tlc {
 
 llvm::Expected<Analysis> parseModule(const std::vector<std::string>& inputs, const ImageSet* images,
                                      const FrontendOptions& options, const CudaToolkit& toolkit,
-                                     JobSlots* slots, const DisplayPaths& paths) {
+                                     JobSlots* slots, const DisplayPaths& paths,
+                                     ParseStore* store) {
   llvm::Expected<Analysis> analyzed = Analysis();
   if (images && images->declarations.empty())
     analyzed->module.inputs = images->images;
   else
-    analyzed = analyze(inputs, options, toolkit, slots);
+    analyzed = analyze(inputs, options, toolkit, slots, store);
   if (!analyzed)
     return analyzed.takeError();
   paths.relativize(analyzed->module);

@@ -36,9 +36,11 @@ struct ImageCheckInputs {
 // (checks/Analysis.h), its paths as the outputs name them. A parse that finds no kernel does not
 // make a module without any: nvcc's image decides what gets launchers. A build of device images
 // (`images`) whose kernels nothing declares parses nothing: the image check makes their launchers.
+// `store`: the parses kept before (frontend/Frontend.h), if any.
 llvm::Expected<Analysis> parseModule(const std::vector<std::string>& inputs, const ImageSet* images,
                                      const FrontendOptions& options, const CudaToolkit& toolkit,
-                                     JobSlots* slots, const DisplayPaths& paths);
+                                     JobSlots* slots, const DisplayPaths& paths,
+                                     ParseStore* store = nullptr);
 
 // The module as Clang names the kernels, rendered so that the launcher compiles while nvcc runs
 // (nvcc agrees for every kernel with external linkage; the check corrects the rest): --entry

@@ -10,8 +10,8 @@ namespace tlc {
 
 llvm::Expected<Analysis> analyze(const std::vector<std::string>& inputs,
                                  const FrontendOptions& options, const CudaToolkit& toolkit,
-                                 JobSlots* slots) {
-  auto units = parseInputs(inputs, options, toolkit, llvm::errs(), slots);
+                                 JobSlots* slots, ParseStore* store) {
+  auto units = parseInputs(inputs, options, toolkit, llvm::errs(), slots, store);
   if (!units)
     return units.takeError();
   std::set<std::string> files;

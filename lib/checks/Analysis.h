@@ -29,9 +29,10 @@ struct Analysis {
 };
 
 // Diagnostics (Clang's and tlc's) go to stderr, colored as options.color says. On any error in
-// any input, all of them are printed and a reported InputError is returned.
+// any input, all of them are printed and a reported InputError is returned. `store`: the parses
+// kept before (parseInputs).
 llvm::Expected<Analysis> analyze(const std::vector<std::string>& inputs,
                                  const FrontendOptions& options, const CudaToolkit& toolkit,
-                                 JobSlots* slots = nullptr);
+                                 JobSlots* slots = nullptr, ParseStore* store = nullptr);
 
 } // namespace tlc

@@ -433,8 +433,14 @@ private:
   // reports (report): nvcc, still compiling the same sources, could only repeat them, or
   // wait forever on what the parse refused to open (a FIFO #included), so they stop the tools.
   llvm::Error parse() {
-    auto analyzed = parseModule(parsedInputs(Options, Plans), Plans.imageSet(),
-                                Options.sources.frontend, Tools.toolkit, &Slots, Paths);
+    // Each input's parse is kept in the cache too where there are several (CachedParses): an
+    // edit of one parses that one. (A module of one input parses it on any change.)
+    std::vector<std::string> inputs = parsedInputs(Options, Plans);
+    std::optional<CachedParses> kept;
+    if (Cache && inputs.size() > 1)
+      kept.emplace(*Cache, Relocation, Work->workDir(), CompileCacheMutex, Options.sources.verbose);
+    auto analyzed = parseModule(inputs, Plans.imageSet(), Options.sources.frontend, Tools.toolkit,
+                                &Slots, Paths, kept ? &*kept : nullptr);
     if (!analyzed)
       return analyzed.takeError();
     Parsed = std::move(*analyzed);

@@ -5,6 +5,7 @@
 #include "builder/OutputPaths.h"
 #include "builder/PythonPackage.h"
 #include "builder/Steps.h"
+#include "frontend/UnitFactsJson.h"
 #include "publish/Depfile.h"
 #include "support/Error.h"
 #include "support/Files.h"
@@ -123,6 +124,67 @@ void storeCompile(TieredCache& cache, const std::string& key, const std::string&
     return;
   }
   storeInCache(cache, key, workDir, {{output, *sha}}, dependencies, relocation, messages);
+}
+
+std::optional<std::pair<std::string, std::string>>
+CachedParses::entryOf(const std::string& input, const std::string& identity) {
+  auto digest = sha256OfFile(input);
+  if (!digest) {
+    llvm::consumeError(digest.takeError());
+    return std::nullopt;
+  }
+  std::string key = parseStepCacheKey(identity, *digest, Cache.toolMemoDir());
+  return std::make_pair(key, "parse-" + key.substr(0, 16) + ".json");
+}
+
+std::optional<ParseStore::Kept> CachedParses::find(const std::string& input,
+                                                   const std::string& identity) {
+  auto entry = entryOf(input, identity);
+  if (!entry)
+    return std::nullopt;
+  const auto& [key, name] = *entry;
+  std::string file = WorkDir + "/" + name;
+  std::optional<std::string> messages;
+  {
+    std::lock_guard<std::mutex> lock(Mutex);
+    messages = restoreCompile(Cache, key, name, {Relocation.path(absolutePath(input))}, Relocation,
+                              WorkDir);
+  }
+  if (!messages)
+    return std::nullopt;
+  auto text = readFile(file);
+  llvm::sys::fs::remove(file);
+  if (!text) {
+    llvm::consumeError(text.takeError());
+    return std::nullopt;
+  }
+  auto facts = readUnitFacts(*text);
+  if (!facts || facts->input != input) // not tlc's, or not this input's: parse
+    return std::nullopt;
+  if (Verbose)
+    printToolMessage(MessageKind::Note, "cached: parse " + input);
+  return Kept{std::move(*facts), std::move(*messages)};
+}
+
+void CachedParses::keep(const std::string& input, const std::string& identity, const Kept& parse) {
+  auto entry = entryOf(input, identity);
+  if (!entry)
+    return;
+  const auto& [key, name] = *entry;
+  if (llvm::Error error = writeFile(WorkDir + "/" + name, writeUnitFacts(parse.facts), 0600)) {
+    llvm::consumeError(std::move(error)); // not kept; the build goes on
+    return;
+  }
+  // As the module's entry records them (buildDependencies): absolute, without "..".
+  std::vector<std::string> dependencies;
+  for (const std::string& file : parse.facts.filesRead)
+    dependencies.push_back(absolutePath(file));
+  dependencies.push_back(absolutePath(input));
+  {
+    std::lock_guard<std::mutex> lock(Mutex);
+    storeCompile(Cache, key, name, WorkDir, dependencies, Relocation, parse.diagnostics);
+  }
+  llvm::sys::fs::remove(WorkDir + "/" + name);
 }
 
 llvm::Expected<std::vector<std::string>> compileHeaders(const std::string& workDir,

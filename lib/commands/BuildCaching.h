@@ -11,10 +11,12 @@
 #include "cache/Relocation.h"
 #include "cache/TieredCache.h"
 #include "commands/BuildSetup.h"
+#include "frontend/Frontend.h"
 #include "support/Hashing.h"
 
 #include "llvm/Support/Error.h"
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +72,34 @@ std::optional<std::string> restoreCompile(TieredCache& cache, const std::string&
 void storeCompile(TieredCache& cache, const std::string& key, const std::string& output,
                   const std::string& workDir, const std::vector<std::string>& dependencies,
                   const PathRelocation& relocation, const std::string& messages);
+
+// The parses of a build kept in its cache (frontend/Frontend.h, ParseStore), as its compiles are:
+// an entry each, under parseStepCacheKey, holding the parse's facts (frontend/UnitFactsJson.h),
+// what it printed as the entry's messages, and every file it read as its dependencies. An edit of
+// one input of several then parses that input alone. The entries pass through `workDir`; the
+// build's lookups and stores take `mutex`, one at a time, as the tiers serve them.
+class CachedParses : public ParseStore {
+public:
+  CachedParses(TieredCache& cache, const PathRelocation& relocation, std::string workDir,
+               std::mutex& mutex, bool verbose)
+      : Cache(cache), Relocation(relocation), WorkDir(std::move(workDir)), Mutex(mutex),
+        Verbose(verbose) {}
+
+  std::optional<Kept> find(const std::string& input, const std::string& identity) override;
+  void keep(const std::string& input, const std::string& identity, const Kept& parse) override;
+
+private:
+  // The entry's key and the name of its one file; none when the input cannot be read (the
+  // parse says why).
+  std::optional<std::pair<std::string, std::string>> entryOf(const std::string& input,
+                                                             const std::string& identity);
+
+  TieredCache& Cache;
+  const PathRelocation& Relocation;
+  std::string WorkDir;
+  std::mutex& Mutex;
+  bool Verbose; // -v: each parse restored is noted, as each compile is
+};
 
 // The files a host compile in `workDir` read besides `keyed` (names there that its key holds),
 // by their real paths, from the depfile it wrote there (`depfile`, its -MD): the compile reaches

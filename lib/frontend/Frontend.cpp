@@ -606,9 +606,36 @@ unsigned effectiveJobs(unsigned requested) {
   return availableCpus();
 }
 
+std::string parseIdentity(const std::string& input, const FrontendOptions& options,
+                          const CudaToolkit& toolkit, const MacroValues& nvccView) {
+  llvm::SmallString<256> folder;
+  if (llvm::sys::fs::current_path(folder)) // the parse will say why
+    return "";
+  std::string identity;
+  // Each part by its length: no name or flag can end one part and start another.
+  auto add = [&](llvm::StringRef label, llvm::StringRef value) {
+    identity += label.str() + " " + std::to_string(value.size()) + "\n" + value.str() + "\n";
+  };
+  add("clang", clangVersion());
+  add("cuda", toolkit.release);
+  add("folder", folder);
+  for (const std::string& arg : clangCommandLine(input, options, toolkit))
+    add("arg", arg);
+  for (const std::string& flag : options.nvccFlags)
+    add("nvcc-flag", flag);
+  add("compat", parseCompatHeader(toolkit));
+  for (const auto& [name, value] : nvccView)
+    add("view " + name, value);
+  add("shown", std::string(options.color ? "color" : "plain") +
+                   (options.verbose ? " verbose" : "") +
+                   (options.declarationsOnly ? " declarations" : ""));
+  return identity;
+}
+
 llvm::Expected<std::vector<TranslationUnitFacts>>
 parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
-            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics, JobSlots* slots) {
+            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics, JobSlots* slots,
+            ParseStore* store) {
   if (llvm::Error error = checkInputFiles(inputs))
     return error;
 
@@ -634,7 +661,20 @@ parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& optio
   for (size_t i = 0; i < inputs.size(); ++i)
     tasks.push_back([&, i] {
       SlotGuard slot(pool);
+      // A parse kept in `store` is as good as this one: its identity and files are the same.
+      // Without nvcc's view (its query failed) the parse means nothing, and none is kept.
+      std::string identity;
+      if (store && !pending.get().empty())
+        identity = parseIdentity(inputs[i], options, toolkit, pending.get());
+      if (!identity.empty())
+        if (auto kept = store->find(inputs[i], identity)) {
+          outcomes[i].facts = std::move(kept->facts);
+          outcomes[i].diagnostics = std::move(kept->diagnostics);
+          return;
+        }
       outcomes[i] = parseOne(inputs[i], options, toolkit, pending, preambles);
+      if (!identity.empty() && outcomes[i].errors == 0)
+        store->keep(inputs[i], identity, {outcomes[i].facts, outcomes[i].diagnostics});
     });
   runConcurrently(std::move(tasks));
   // Without nvcc's view the parses saw no compiler at all: the query's error is the build's,

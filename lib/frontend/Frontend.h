@@ -12,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,12 +67,36 @@ llvm::Expected<MacroValues> macrosInUserCode(const std::string& input,
                                              const CudaToolkit& toolkit,
                                              const std::vector<std::string>& names);
 
+// Parses kept from runs before (commands/BuildCaching.h keeps them in the build's cache): the
+// facts and messages of a parse of `input` with the same `identity` (parseIdentity: everything the
+// parse is given but the files it reads), each file it read as it was then. A parse with errors
+// is not kept. Called from the parses' threads at once.
+class ParseStore {
+public:
+  struct Kept {
+    TranslationUnitFacts facts;
+    std::string diagnostics; // as the parse printed them
+  };
+  virtual ~ParseStore() = default;
+  virtual std::optional<Kept> find(const std::string& input, const std::string& identity) = 0;
+  virtual void keep(const std::string& input, const std::string& identity, const Kept& parse) = 0;
+};
+
+// What decides the parse of `input` besides the files it reads: Clang's release, the command line
+// (the input's name as given among it), the working folder relative names resolve in, the
+// compatibility header, nvcc's view of the host compiler, and the options that change what the
+// parse prints or records.
+std::string parseIdentity(const std::string& input, const FrontendOptions& options,
+                          const CudaToolkit& toolkit, const MacroValues& nvccView);
+
 // Parses every input and extracts its facts. Diagnostics of all inputs go to `diagnostics` in
 // input order. If any input has errors, returns a reported InputError after all are printed.
 // `slots`, when given, bounds the parses together with other work; else options.jobs does.
+// `store`, when given, gives the parses it kept instead of parsing again, and keeps the others.
 llvm::Expected<std::vector<TranslationUnitFacts>>
 parseInputs(const std::vector<std::string>& inputs, const FrontendOptions& options,
-            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics, JobSlots* slots = nullptr);
+            const CudaToolkit& toolkit, llvm::raw_ostream& diagnostics, JobSlots* slots = nullptr,
+            ParseStore* store = nullptr);
 
 // The number of jobs tlc runs at once: `-j`; else make's -jN from MAKEFLAGS; else the CPUs the
 // process may use (support/CpuBudget.h: its affinity mask and cgroup quota). Under make's

@@ -144,6 +144,54 @@ TEST_CASE("editing one file of three runs nvcc on that file alone", "[conductor]
   CHECK(tools.Commands.empty());
 }
 
+// The inputs whose parse a `tlc build -v` took from the cache ("cached: parse FILE"), sorted.
+std::vector<std::string> parsesRestored(const std::string& messages) {
+  std::vector<std::string> inputs;
+  llvm::SmallVector<llvm::StringRef, 16> lines;
+  llvm::StringRef(messages).split(lines, '\n');
+  for (llvm::StringRef line : lines)
+    if (line.consume_front("tlc: note: cached: parse "))
+      inputs.push_back(llvm::sys::path::filename(line).str());
+  std::sort(inputs.begin(), inputs.end());
+  return inputs;
+}
+
+TEST_CASE("editing one file of three parses that file alone", "[conductor]") {
+  std::string dir = scratchDir("incremental-parses");
+  REQUIRE(!writeFile(dir + "/common.h", "#define SCALE 2\n"));
+  REQUIRE(!writeFile(dir + "/only_a.h", "#define OFFSET 1\n"));
+  REQUIRE(!writeFile(dir + "/a.cu", "#include \"common.h\"\n#include \"only_a.h\"\n"
+                                    "__global__ void ka(float* x) { x[0] *= SCALE + OFFSET; }\n"));
+  REQUIRE(!writeFile(dir + "/b.cu", "#include \"common.h\"\n"
+                                    "struct Scale { float by; };\n"
+                                    "__global__ void kb(float* x, Scale s) { x[0] *= s.by; }\n"));
+  REQUIRE(!writeFile(dir + "/c.cu", "__global__ void kc(float* x) { x[0] = 3; }\n"));
+  auto build = [&](const std::string& cache, const std::string& out) {
+    ToolRun run = runTlc({"build", dir + "/a.cu", dir + "/b.cu", dir + "/c.cu", "--name", "m",
+                          "--gencode", "arch=compute_90a,code=sm_90a", "-o", dir + "/" + out, "-v"},
+                         {"TLC_CACHE_DIR=" + dir + "/" + cache});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    return parsesRestored(run.err);
+  };
+  using Names = std::vector<std::string>;
+  CHECK(build("cache", "out") == Names{}); // cold: every input parsed
+  REQUIRE(!writeFile(dir + "/b.cu", readText(dir + "/b.cu") + "// edited\n"));
+  CHECK(build("cache", "out") == Names{"a.cu", "c.cu"});
+  // A header one input includes: that input parsed again; one two include: both.
+  REQUIRE(!writeFile(dir + "/only_a.h", "#define OFFSET 2\n"));
+  CHECK(build("cache", "out") == Names{"b.cu", "c.cu"});
+  REQUIRE(!writeFile(dir + "/common.h", "#define SCALE 3\n"));
+  CHECK(build("cache", "out") == Names{"c.cu"});
+  // An edit of a kernel's parameters, whose parse is restored for the others: the launchers are
+  // those of a build that parsed everything.
+  REQUIRE(!writeFile(dir + "/c.cu", "__global__ void kc(float* x, int n) { x[0] = n; }\n"));
+  CHECK(build("cache", "out") == Names{"a.cu", "b.cu"});
+  CHECK(build("fresh-cache", "fresh") == Names{});
+  CHECK(readText(dir + "/out/m.h") == readText(dir + "/fresh/m.h"));
+  CHECK(readText(dir + "/out/m.cubin") == readText(dir + "/fresh/m.cubin"));
+}
+
 TEST_CASE("a compile restored from the cache gives the same image as nvcc", "[conductor]") {
   std::string dir = scratchDir("incremental-same-image");
   for (const char* name : {"a", "b"})
