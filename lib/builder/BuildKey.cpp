@@ -8,7 +8,16 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cstdlib>
+
 namespace tlc {
+
+void addCompilerEnvironment(CacheKey& key) {
+  for (const char* name : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "NVCC_PREPEND_FLAGS",
+                           "NVCC_APPEND_FLAGS", "NVCC_CCBIN"})
+    if (const char* value = std::getenv(name); value && *value) // unset: keys as before
+      key.add(std::string("environment ") + name, value);
+}
 
 namespace {
 
@@ -133,6 +142,7 @@ std::string compileStepCacheKey(const CompileStepKey& in) {
   key.add("line-name", in.identity.lineName);
   key.add("hashed-path", in.identity.hashedPath);
   key.add("input-content", in.inputDigest);
+  addCompilerEnvironment(key);
   key.addToolIdentities(toolkitIdentityFiles(in.toolkit, in.hostCompiler), in.toolMemoDir);
   return key.digest();
 }
@@ -144,6 +154,7 @@ std::string launcherStepCacheKey(const LauncherStepKey& in) {
   key.add("command", in.command);
   key.add("launcher-content", in.sourceDigest);
   key.add("header-content", in.headerDigest);
+  addCompilerEnvironment(key);
   key.addToolIdentities({{"host-compiler-content", in.hostCompiler}}, in.toolMemoDir);
   return key.digest();
 }
@@ -158,6 +169,7 @@ std::string parseStepCacheKey(const std::string& identity, const std::string& in
                         toolMemoDir);
   key.add("identity", identity);
   key.add("input-content", inputDigest);
+  addCompilerEnvironment(key);
   return key.digest();
 }
 
@@ -182,6 +194,7 @@ buildCacheKey(const KeyInputs& in, const DisplayPaths& paths, const PathRelocati
     tools.push_back(std::move(tool));
   key.addToolIdentities(tools, in.toolMemoDir);
   addBuildOptions(key, in.options, paths, relocation);
+  addCompilerEnvironment(key);
   for (const std::string& input : in.options.sources.inputs) {
     auto digest = inputDigest(input);
     if (!digest)

@@ -18,6 +18,13 @@
 
 namespace tlc {
 
+// The environment variables that change what nvcc, the host compiler or Clang read, each that is
+// set and not empty: the include folders the compilers search besides their flags' (CPATH,
+// C_INCLUDE_PATH, CPLUS_INCLUDE_PATH, which ccache keys too) and nvcc's own (NVCC_PREPEND_FLAGS,
+// NVCC_APPEND_FLAGS, NVCC_CCBIN). Every key below holds them: a header found in another folder,
+// unread by the build before, would otherwise leave each entry's dependencies as they were.
+void addCompilerEnvironment(CacheKey& key);
+
 // `options` after resolution: the module's name, the compile database's flags and the archs
 // are final. Inputs are named as outputs name them (`paths`), not where they are; folders and
 // flags naming folders are relocated (`relocation`: relative under --base-dir).

@@ -78,8 +78,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointerInfo, pointee, pointeeConst, isRestric
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RecordRef, name, cName, header)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TensorMapSpec, mode, text, location, dtype, rank, box,
                                    elemStrides, swizzle, l2, oob, interleave, lower, upper,
-                                   channels, pixels, addressAlignment, strideMultiple,
-                                   dim0Multiple, group)
+                                   channels, pixels, addressAlignment, strideMultiple, dim0Multiple,
+                                   group)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Param, index, name, type, canonicalType, size, align, kind,
                                    ctype, location, pointer, scalar, record, tensorMap, cName)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TemplateArgument, kind, value)
@@ -99,7 +99,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, input, kernels, records
                                    otherEntries, libraryKernelTemplates, filesRead, userHeaders,
                                    hostFunctions, deviceSideLaunch, fromPreamble, declarationsOnly)
 
-std::string writeUnitFacts(const TranslationUnitFacts& facts) { return json(facts).dump(); }
+std::string writeUnitFacts(const TranslationUnitFacts& facts) {
+  return json(facts).dump();
+}
 
 std::optional<TranslationUnitFacts> readUnitFacts(llvm::StringRef text) {
   try {

@@ -125,6 +125,17 @@ TEST_CASE("the cache key: a header's content changed alone misses", "[cache][key
   CHECK_THAT(module.build(module.arguments()), !Contains("cached"));
 }
 
+TEST_CASE("the cache key: nvcc's flags from the environment changed alone miss", "[cache][key]") {
+  KeyedModule module("environment");
+  CHECK_THAT(module.build(module.arguments()), !Contains("cached"));
+  ToolRun run = runTlc(module.arguments(), {"TLC_CACHE_DIR=" + module.dir() + "/cache",
+                                            "NVCC_APPEND_FLAGS=-DUNUSED_BY_THE_SOURCE=1"});
+  INFO(run.err);
+  REQUIRE(run.exitCode == 0);
+  CHECK_THAT(run.err, !Contains("cached"));
+  CHECK_THAT(module.build(module.arguments()), Contains("cached keyed"));
+}
+
 TEST_CASE("the cache key: -D changed alone misses", "[cache][key]") {
   KeyedModule module("define");
   module.checkMisses(module.arguments(

@@ -15,6 +15,7 @@
 #include "toolchain/Toolchain.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <catch2/catch.hpp>
@@ -25,6 +26,7 @@
 
 using namespace tlc;
 using namespace tlc::test;
+using Catch::Contains;
 
 namespace {
 
@@ -190,6 +192,33 @@ TEST_CASE("editing one file of three parses that file alone", "[conductor]") {
   CHECK(build("fresh-cache", "fresh") == Names{});
   CHECK(readText(dir + "/out/m.h") == readText(dir + "/fresh/m.h"));
   CHECK(readText(dir + "/out/m.cubin") == readText(dir + "/fresh/m.cubin"));
+}
+
+TEST_CASE("a header found through CPATH is keyed by the folders CPATH names", "[conductor]") {
+  // nvcc's host compiler and Clang both search CPATH's folders: the same flags and files with
+  // another CPATH find another header, which no entry's dependencies name.
+  std::string dir = scratchDir("incremental-cpath");
+  for (const char* folder : {"/one", "/two"})
+    REQUIRE(!llvm::sys::fs::create_directories(dir + folder));
+  REQUIRE(!writeFile(dir + "/one/elem.h", "typedef float elem_t;\n"));
+  REQUIRE(!writeFile(dir + "/two/elem.h", "typedef double elem_t;\n"));
+  REQUIRE(!writeFile(dir + "/a.cu", "#include <elem.h>\n"
+                                    "__global__ void ka(elem_t* x) { x[0] = 1; }\n"));
+  REQUIRE(!writeFile(dir + "/b.cu", "__global__ void kb(float* x) { x[0] = 2; }\n"));
+  auto build = [&](const std::string& folder, const std::string& out) {
+    ToolRun run = runTlc({"build", dir + "/a.cu", dir + "/b.cu", "--name", "m", "--gencode",
+                          "arch=compute_90a,code=sm_90a", "-o", dir + "/" + out, "-v"},
+                         {"TLC_CACHE_DIR=" + dir + "/cache", "CPATH=" + dir + folder});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    return run.err;
+  };
+  CHECK_THAT(build("/one", "out-one"), !Contains("cached"));
+  CHECK_THAT(readText(dir + "/out-one/m.h"), Contains("m_ka(const tlc_config* config, float* x)"));
+  std::string two = build("/two", "out-two");
+  CHECK_THAT(two, !Contains("cached"));
+  CHECK_THAT(readText(dir + "/out-two/m.h"), Contains("m_ka(const tlc_config* config, double* x)"));
+  CHECK_THAT(build("/one", "out-again"), Contains("cached m"));
 }
 
 TEST_CASE("a compile restored from the cache gives the same image as nvcc", "[conductor]") {

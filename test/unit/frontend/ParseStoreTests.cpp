@@ -63,9 +63,9 @@ public:
 
 TEST_CASE("a parse's facts read back as they were written", "[parse-store]") {
   FrontendOptions options = frontendFor();
-  for (const char* input : {"shapes/shapes.cu", "tma/valid.cu", "parity/template_bodies.cu",
-                            "parity/static_a.cu", "parity/dynamic.cu", "names/api_names.cu",
-                            "parity/host_headers.cu"}) {
+  for (const char* input :
+       {"shapes/shapes.cu", "tma/valid.cu", "parity/template_bodies.cu", "parity/static_a.cu",
+        "parity/dynamic.cu", "names/api_names.cu", "parity/host_headers.cu"}) {
     INFO(input);
     FrontendOptions forInput = options;
     forInput.relocatable = std::string(input) == "parity/dynamic.cu";
@@ -152,7 +152,8 @@ TEST_CASE("a kept parse is used instead of parsing, and only a parse without err
   REQUIRE(!writeFile(dir + "/b.cu", "__global__ void kb(float* x) { x[0] = 2; }\n"));
   FrontendOptions options = frontendFor();
   MemoryStore store;
-  std::vector<TranslationUnitFacts> first = parseOk({dir + "/a.cu", dir + "/b.cu"}, options, &store);
+  std::vector<TranslationUnitFacts> first =
+      parseOk({dir + "/a.cu", dir + "/b.cu"}, options, &store);
   REQUIRE(store.Parses.size() == 2);
   CHECK(store.Finds == 2);
   for (auto& [key, kept] : store.Parses) {
@@ -168,8 +169,8 @@ TEST_CASE("a kept parse is used instead of parsing, and only a parse without err
     }
   std::string diagnostics;
   llvm::raw_string_ostream stream(diagnostics);
-  auto again = parseInputs({dir + "/a.cu", dir + "/b.cu"}, options, toolkitInUse(),
-                           stream, nullptr, &store);
+  auto again =
+      parseInputs({dir + "/a.cu", dir + "/b.cu"}, options, toolkitInUse(), stream, nullptr, &store);
   REQUIRE_EXPECTED(again);
   CHECK(again->front().kernels.front().name == "from_the_store");
   CHECK(again->back().kernels.front().name == "kb");
@@ -181,8 +182,8 @@ TEST_CASE("a kept parse is used instead of parsing, and only a parse without err
   MemoryStore fresh;
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
-  auto failed = parseInputs({dir + "/a.cu", dir + "/c.cu"}, options, toolkitInUse(),
-                            errorStream, nullptr, &fresh);
+  auto failed = parseInputs({dir + "/a.cu", dir + "/c.cu"}, options, toolkitInUse(), errorStream,
+                            nullptr, &fresh);
   REQUIRE(!failed);
   llvm::consumeError(failed.takeError());
   REQUIRE(fresh.Parses.size() == 1);
