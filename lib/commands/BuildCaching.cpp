@@ -17,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <sys/stat.h>
 
 namespace tlc {
 
@@ -126,29 +127,43 @@ void storeCompile(TieredCache& cache, const std::string& key, const std::string&
   storeInCache(cache, key, workDir, {{output, *sha}}, dependencies, relocation, messages);
 }
 
-std::optional<std::pair<std::string, std::string>>
-CachedParses::entryOf(const std::string& input, const std::string& identity) {
+std::optional<CachedParses::Lookup> CachedParses::lookupOf(const std::string& input,
+                                                           const std::string& identity) {
+  auto at = std::chrono::system_clock::now();
   auto digest = sha256OfFile(input);
   if (!digest) {
     llvm::consumeError(digest.takeError());
     return std::nullopt;
   }
   std::string key = parseStepCacheKey(identity, *digest, Cache.toolMemoDir());
-  return std::make_pair(key, "parse-" + key.substr(0, 16) + ".json");
+  return Lookup{key, "parse-" + key.substr(0, 16) + ".json", at};
+}
+
+// Whether `file` was written or changed at `since` or after, or cannot be told.
+static bool changedSince(const std::string& file, std::chrono::system_clock::time_point since) {
+  struct stat status{};
+  if (::stat(file.c_str(), &status) != 0)
+    return true;
+  auto time = [](const timespec& spec) {
+    return std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::seconds(spec.tv_sec) + std::chrono::nanoseconds(spec.tv_nsec)));
+  };
+  return time(status.st_mtim) >= since || time(status.st_ctim) >= since;
 }
 
 std::optional<ParseStore::Kept> CachedParses::find(const std::string& input,
                                                    const std::string& identity) {
-  auto entry = entryOf(input, identity);
-  if (!entry)
+  auto lookup = lookupOf(input, identity);
+  if (!lookup)
     return std::nullopt;
-  const auto& [key, name] = *entry;
-  std::string file = WorkDir + "/" + name;
+  std::string file = WorkDir + "/" + lookup->name;
   std::optional<std::string> messages;
   {
     std::lock_guard<std::mutex> lock(Mutex);
-    messages = restoreCompile(Cache, key, name, {Relocation.path(absolutePath(input))}, Relocation,
-                              WorkDir);
+    Lookups[{input, identity}] = *lookup;
+    messages = restoreCompile(Cache, lookup->key, lookup->name,
+                              {Relocation.path(absolutePath(input))}, Relocation, WorkDir);
   }
   if (!messages)
     return std::nullopt;
@@ -167,24 +182,39 @@ std::optional<ParseStore::Kept> CachedParses::find(const std::string& input,
 }
 
 void CachedParses::keep(const std::string& input, const std::string& identity, const Kept& parse) {
-  auto entry = entryOf(input, identity);
-  if (!entry)
-    return;
-  const auto& [key, name] = *entry;
-  if (llvm::Error error = writeFile(WorkDir + "/" + name, writeUnitFacts(parse.facts), 0600)) {
-    llvm::consumeError(std::move(error)); // not kept; the build goes on
-    return;
+  std::optional<Lookup> lookup;
+  {
+    std::lock_guard<std::mutex> lock(Mutex);
+    auto found = Lookups.find({input, identity});
+    if (found == Lookups.end())
+      return;
+    lookup = found->second;
   }
   // As the module's entry records them (buildDependencies): absolute, without "..".
   std::vector<std::string> dependencies;
   for (const std::string& file : parse.facts.filesRead)
     dependencies.push_back(absolutePath(file));
   dependencies.push_back(absolutePath(input));
+  // Timestamps lag the clock by up to a scheduler tick: a margin keeps an edit made just after
+  // the lookup from passing for one made before it.
+  auto since = lookup->at - std::chrono::milliseconds(20);
+  for (const std::string& file : dependencies)
+    if (changedSince(file, since))
+      return; // not kept: the parse may have read it before or after the change
+  auto text = writeUnitFacts(parse.facts);
+  if (!text)
+    return;
+  std::string file = WorkDir + "/" + lookup->name;
+  if (llvm::Error error = writeFile(file, *text, 0600)) {
+    llvm::consumeError(std::move(error)); // not kept; the build goes on
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(Mutex);
-    storeCompile(Cache, key, name, WorkDir, dependencies, Relocation, parse.diagnostics);
+    storeCompile(Cache, lookup->key, lookup->name, WorkDir, dependencies, Relocation,
+                 parse.diagnostics);
   }
-  llvm::sys::fs::remove(WorkDir + "/" + name);
+  llvm::sys::fs::remove(file);
 }
 
 llvm::Expected<std::vector<std::string>> compileHeaders(const std::string& workDir,

@@ -16,6 +16,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -78,6 +80,11 @@ void storeCompile(TieredCache& cache, const std::string& key, const std::string&
 // what it printed as the entry's messages, and every file it read as its dependencies. An edit of
 // one input of several then parses that input alone. The entries pass through `workDir`; the
 // build's lookups and stores take `mutex`, one at a time, as the tiers serve them.
+//
+// A parse is kept under the key its lookup took (the input's content hashed once, before the
+// parse read it), and only when no file it read changed since that lookup (their modification
+// and change times, as ccache refuses an include file "too new"): an input or header edited while
+// the parse ran would otherwise be kept with the facts of its text before.
 class CachedParses : public ParseStore {
 public:
   CachedParses(TieredCache& cache, const PathRelocation& relocation, std::string workDir,
@@ -89,16 +96,20 @@ public:
   void keep(const std::string& input, const std::string& identity, const Kept& parse) override;
 
 private:
-  // The entry's key and the name of its one file; none when the input cannot be read (the
-  // parse says why).
-  std::optional<std::pair<std::string, std::string>> entryOf(const std::string& input,
-                                                             const std::string& identity);
+  // A lookup's key, the name of the entry's one file, and when it was made.
+  struct Lookup {
+    std::string key, name;
+    std::chrono::system_clock::time_point at;
+  };
+  // The lookup of `input`'s entry; none when the input cannot be read (the parse says why).
+  std::optional<Lookup> lookupOf(const std::string& input, const std::string& identity);
 
   TieredCache& Cache;
   const PathRelocation& Relocation;
   std::string WorkDir;
   std::mutex& Mutex;
   bool Verbose; // -v: each parse restored is noted, as each compile is
+  std::map<std::pair<std::string, std::string>, Lookup> Lookups; // by input and identity; Mutex
 };
 
 // The files a host compile in `workDir` read besides `keyed` (names there that its key holds),

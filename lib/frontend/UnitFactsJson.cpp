@@ -99,13 +99,37 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TranslationUnitFacts, input, kernels, records
                                    otherEntries, libraryKernelTemplates, filesRead, userHeaders,
                                    hostFunctions, deviceSideLaunch, fromPreamble, declarationsOnly)
 
-std::string writeUnitFacts(const TranslationUnitFacts& facts) {
-  return json(facts).dump();
+std::optional<std::string> writeUnitFacts(const TranslationUnitFacts& facts) {
+  try {
+    return json(facts).dump();
+  } catch (const json::exception&) { // a string that is not UTF-8
+    return std::nullopt;
+  }
+}
+
+// What the extractor always makes of one input's facts, which the steps after it take for granted
+// (a kernel's first translation unit is read without a check): a kernel and a definition are the
+// input's own, each parameter is at its place.
+static bool wellFormed(const TranslationUnitFacts& facts) {
+  for (const Kernel& kernel : facts.kernels) {
+    if (kernel.translationUnits != std::vector<std::string>{facts.input})
+      return false;
+    for (size_t i = 0; i < kernel.params.size(); ++i)
+      if (kernel.params[i].index != i)
+        return false;
+  }
+  for (const DeviceSymbol& symbol : facts.definitions)
+    if (symbol.translationUnit != facts.input)
+      return false;
+  return true;
 }
 
 std::optional<TranslationUnitFacts> readUnitFacts(llvm::StringRef text) {
   try {
-    return json::parse(text.begin(), text.end()).get<TranslationUnitFacts>();
+    auto facts = json::parse(text.begin(), text.end()).get<TranslationUnitFacts>();
+    if (!wellFormed(facts))
+      return std::nullopt;
+    return facts;
   } catch (const std::exception&) { // nlohmann's errors, or an enumerator out of range
     return std::nullopt;
   }

@@ -14,10 +14,13 @@
 
 namespace tlc {
 
-std::string writeUnitFacts(const TranslationUnitFacts& facts);
+// None when a string of the facts is not UTF-8 (a path of bytes JSON cannot hold): such facts
+// are not kept.
+std::optional<std::string> writeUnitFacts(const TranslationUnitFacts& facts);
 
 // The facts `text` holds; none when it is not what writeUnitFacts writes (a damaged or foreign
-// entry: a field missing or of another type, an enumerator out of range), which the caller
+// entry: a field missing or of another type, an enumerator out of range, a kernel or definition
+// said to be of another input than the facts', a parameter out of its place), which the caller
 // treats as a miss and parses.
 std::optional<TranslationUnitFacts> readUnitFacts(llvm::StringRef text);
 

@@ -8,7 +8,10 @@
 #include "TestSupport.h"
 
 #include "builder/BuildKey.h"
+#include "cache/Cache.h"
+#include "cache/TieredCache.h"
 #include "commands/Build.h"
+#include "commands/BuildCaching.h"
 #include "commands/CommandLine.h"
 #include "support/Files.h"
 #include "support/InstallLayout.h"
@@ -21,8 +24,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 
 using namespace tlc;
 using namespace tlc::test;
@@ -192,6 +197,42 @@ TEST_CASE("editing one file of three parses that file alone", "[conductor]") {
   CHECK(build("fresh-cache", "fresh") == Names{});
   CHECK(readText(dir + "/out/m.h") == readText(dir + "/fresh/m.h"));
   CHECK(readText(dir + "/out/m.cubin") == readText(dir + "/fresh/m.cubin"));
+}
+
+TEST_CASE("a parse is not kept when a file it read changed while it ran", "[conductor]") {
+  std::string dir = scratchDir("incremental-parse-race");
+  std::string input = dir + "/a.cu", header = dir + "/h.h";
+  REQUIRE(!writeFile(input, "#include \"h.h\"\n__global__ void ka(elem_t* x) { x[0] = 1; }\n"));
+  REQUIRE(!writeFile(header, "typedef float elem_t;\n"));
+  REQUIRE(!llvm::sys::fs::create_directories(dir + "/work"));
+  auto local = BuildCache::open(dir + "/cache");
+  REQUIRE_EXPECTED(local);
+  TieredCache cache(*local, nullptr);
+  PathRelocation relocation;
+  std::mutex mutex;
+  CachedParses store(cache, relocation, dir + "/work", mutex, false);
+  ParseStore::Kept parse; // what a parse of the files as first written found
+  parse.facts.input = input;
+  parse.facts.filesRead = {input, header};
+  auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };
+
+  settle();
+  CHECK(!store.find(input, "identity"));
+  REQUIRE(!writeFile(header, "typedef double elem_t;\n")); // while the parse ran
+  store.keep(input, "identity", parse);
+  settle();
+  CHECK(!store.find(input, "identity")); // it would say float, of a header that says double
+
+  store.keep(input, "identity", parse); // nothing changed since this lookup: kept
+  settle();
+  auto kept = store.find(input, "identity");
+  REQUIRE(kept);
+  CHECK(kept->facts.filesRead == parse.facts.filesRead);
+  // The entries' files passed through the work folder and are gone from it.
+  std::error_code error;
+  llvm::sys::fs::directory_iterator left(dir + "/work", error);
+  CHECK(!error);
+  CHECK(left == llvm::sys::fs::directory_iterator());
 }
 
 TEST_CASE("a header found through CPATH is keyed by the folders CPATH names", "[conductor]") {

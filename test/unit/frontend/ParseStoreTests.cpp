@@ -59,6 +59,13 @@ public:
   int Finds = 0;
 };
 
+// The facts as JSON; fails the test where they cannot be written.
+std::string written(const TranslationUnitFacts& facts) {
+  auto text = writeUnitFacts(facts);
+  REQUIRE(text);
+  return *text;
+}
+
 } // namespace
 
 TEST_CASE("a parse's facts read back as they were written", "[parse-store]") {
@@ -70,10 +77,10 @@ TEST_CASE("a parse's facts read back as they were written", "[parse-store]") {
     FrontendOptions forInput = options;
     forInput.relocatable = std::string(input) == "parity/dynamic.cu";
     for (const TranslationUnitFacts& unit : parseOk({fixture(input)}, forInput)) {
-      std::string written = writeUnitFacts(unit);
-      auto read = readUnitFacts(written);
+      std::string text = written(unit);
+      auto read = readUnitFacts(text);
       REQUIRE(read);
-      CHECK(writeUnitFacts(*read) == written);
+      CHECK(written(*read) == text);
       CHECK(read->kernels.size() == unit.kernels.size());
       CHECK(read->filesRead == unit.filesRead);
     }
@@ -84,6 +91,7 @@ TEST_CASE("a parse's facts read back as they were written", "[parse-store]") {
   facts.input = "in.cu";
   Kernel kernel;
   kernel.name = "k";
+  kernel.translationUnits = {"in.cu"};
   kernel.instantiatedAt = SourceLocation{"in.cu", 3, 4};
   kernel.launchBounds = LaunchBounds{256, 2, std::nullopt};
   kernel.clusterDims = std::array<uint64_t, 3>{2, 1, 1};
@@ -99,7 +107,7 @@ TEST_CASE("a parse's facts read back as they were written", "[parse-store]") {
   facts.kernels.push_back(kernel);
   facts.hostFunctions.push_back({"main", {"in.cu", 1, 5}});
   facts.deviceSideLaunch = true;
-  auto read = readUnitFacts(writeUnitFacts(facts));
+  auto read = readUnitFacts(written(facts));
   REQUIRE(read);
   REQUIRE(read->kernels.size() == 1);
   const Kernel& back = read->kernels.front();
@@ -120,9 +128,10 @@ TEST_CASE("facts that are not what tlc wrote are not read", "[parse-store]") {
   TranslationUnitFacts facts;
   facts.input = "in.cu";
   Kernel kernel;
+  kernel.translationUnits = {"in.cu"};
   kernel.params.push_back(Param());
   facts.kernels.push_back(kernel);
-  nlohmann::json good = nlohmann::json::parse(writeUnitFacts(facts));
+  nlohmann::json good = nlohmann::json::parse(written(facts));
   REQUIRE(readUnitFacts(good.dump()));
 
   CHECK(!readUnitFacts(""));
@@ -143,6 +152,28 @@ TEST_CASE("facts that are not what tlc wrote are not read", "[parse-store]") {
   nlohmann::json lastKind = good;
   lastKind["kernels"][0]["params"][0]["kind"] = 5; // ParamKind::Bytes
   CHECK(readUnitFacts(lastKind.dump()));
+  // What the steps after the parse take for granted: a kernel is the input's own, its
+  // parameters are each at their place.
+  for (nlohmann::json units : {nlohmann::json::array(), nlohmann::json::array({"other.cu"}),
+                               nlohmann::json::array({"in.cu", "in.cu"})}) {
+    nlohmann::json foreign = good;
+    foreign["kernels"][0]["translationUnits"] = units;
+    CHECK(!readUnitFacts(foreign.dump()));
+  }
+  nlohmann::json misplaced = good;
+  misplaced["kernels"][0]["params"][0]["index"] = 1;
+  CHECK(!readUnitFacts(misplaced.dump()));
+  DeviceSymbol symbol;
+  symbol.translationUnit = "other.cu";
+  TranslationUnitFacts otherDefinition = facts;
+  otherDefinition.definitions.push_back(symbol);
+  CHECK(!readUnitFacts(written(otherDefinition)));
+}
+
+TEST_CASE("facts that JSON cannot hold are not written", "[parse-store]") {
+  TranslationUnitFacts facts;
+  facts.input = "utf\xe9/a.cu"; // a path of Latin-1 bytes
+  CHECK(!writeUnitFacts(facts));
 }
 
 TEST_CASE("a kept parse is used instead of parsing, and only a parse without errors is kept",
@@ -158,7 +189,7 @@ TEST_CASE("a kept parse is used instead of parsing, and only a parse without err
   CHECK(store.Finds == 2);
   for (auto& [key, kept] : store.Parses) {
     bool isA = kept.facts.input == dir + "/a.cu";
-    CHECK(writeUnitFacts(kept.facts) == writeUnitFacts(first[isA ? 0 : 1]));
+    CHECK(written(kept.facts) == written(first[isA ? 0 : 1]));
   }
 
   // What the store holds is what the parses give: a kernel's name changed there shows.
