@@ -414,14 +414,10 @@ private:
     for (const CompileToStore& compile : CompilesToStore) {
       if (!Parsed || compile.input >= Parsed->filesReadByInput.size())
         continue;
-      // As the module's entry records them (buildDependencies): absolute, without "..", which
-      // Clang leaves in GCC's headers' paths (/usr/lib/gcc/.../../../../include/c++/12).
-      std::vector<std::string> dependencies;
-      for (const std::string& file : Parsed->filesReadByInput[compile.input])
-        dependencies.push_back(absolutePath(file));
-      dependencies.push_back(absolutePath(Options.sources.inputs[compile.input]));
-      storeCompile(*Cache, compile.key, compile.output, compile.workDir, dependencies, Relocation,
-                   compile.messages);
+      storeCompile(*Cache, compile.key, compile.output, compile.workDir,
+                   inputDependencies(Parsed->filesReadByInput[compile.input],
+                                     Options.sources.inputs[compile.input]),
+                   Relocation, compile.messages);
     }
   }
 

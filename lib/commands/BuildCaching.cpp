@@ -127,6 +127,15 @@ void storeCompile(TieredCache& cache, const std::string& key, const std::string&
   storeInCache(cache, key, workDir, {{output, *sha}}, dependencies, relocation, messages);
 }
 
+std::vector<std::string> inputDependencies(const std::vector<std::string>& filesRead,
+                                           const std::string& input) {
+  std::vector<std::string> dependencies;
+  for (const std::string& file : filesRead)
+    dependencies.push_back(absolutePath(file));
+  dependencies.push_back(absolutePath(input));
+  return dependencies;
+}
+
 std::optional<CachedParses::Lookup> CachedParses::lookupOf(const std::string& input,
                                                            const std::string& identity) {
   auto at = std::chrono::system_clock::now();
@@ -190,11 +199,7 @@ void CachedParses::keep(const std::string& input, const std::string& identity, c
       return;
     lookup = found->second;
   }
-  // As the module's entry records them (buildDependencies): absolute, without "..".
-  std::vector<std::string> dependencies;
-  for (const std::string& file : parse.facts.filesRead)
-    dependencies.push_back(absolutePath(file));
-  dependencies.push_back(absolutePath(input));
+  std::vector<std::string> dependencies = inputDependencies(parse.facts.filesRead, input);
   // Timestamps lag the clock by up to a scheduler tick: a margin keeps an edit made just after
   // the lookup from passing for one made before it.
   auto since = lookup->at - std::chrono::milliseconds(20);

@@ -75,6 +75,12 @@ void storeCompile(TieredCache& cache, const std::string& key, const std::string&
                   const std::string& workDir, const std::vector<std::string>& dependencies,
                   const PathRelocation& relocation, const std::string& messages);
 
+// What an input's own entries (its compile's, its parse's) list as their dependencies: the files
+// its parse read and the input, as the module's entry records them (buildDependencies): absolute,
+// without "..", which Clang leaves in GCC's headers' paths (/usr/lib/gcc/.../../../../include/c++).
+std::vector<std::string> inputDependencies(const std::vector<std::string>& filesRead,
+                                           const std::string& input);
+
 // The parses of a build kept in its cache (frontend/Frontend.h, ParseStore), as its compiles are:
 // an entry each, under parseStepCacheKey, holding the parse's facts (frontend/UnitFactsJson.h),
 // what it printed as the entry's messages, and every file it read as its dependencies. An edit of
