@@ -96,11 +96,15 @@ bool ToolPaths::usableAsTyped(const std::string& typed) {
 }
 
 bool ToolPaths::usableAsTypedInQuotes(const std::string& typed) {
-  // Each space-separated piece usable on its own: no quote, '$', '`' or backslash, which double
-  // quotes do not hide, and nothing a shell would act on unquoted.
+  // Each piece between spaces and '$'s usable on its own: no quote, '`' or backslash, which
+  // double quotes do not hide, and nothing a shell would act on unquoted. A '$' is allowed: nvcc
+  // writes it as \$ in the double quotes of every step (checked with `nvcc -dryrun` for -c,
+  // -fatbin, -cubin, -ptx, -G, -M and -E), and without '(', '{' or a quote a '$' a step left
+  // unescaped could only expand a variable, never run anything.
   llvm::StringRef path = typed;
   std::string pieces = typed;
   std::replace(pieces.begin(), pieces.end(), ' ', '_');
+  std::replace(pieces.begin(), pieces.end(), '$', '_');
   return usableAsTyped(pieces) && !path.starts_with(" ") && !path.ends_with(" ");
 }
 

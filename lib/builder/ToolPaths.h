@@ -91,9 +91,9 @@ public:
   // own names in the work folder (mayBeToolName), which DeviceBuild tells apart by that.
   static bool usableAsTyped(const std::string& typed);
   // The same for an include folder (-I, -isystem), which nvcc puts in double quotes in every
-  // step it runs (`-I"my inc"`): a space is allowed there too. Nothing else a shell would read
-  // inside double quotes or outside them is, so that a step that did not quote it could only
-  // split the path, never run anything.
+  // step it runs (`-I"my inc"`, `-I"a\$b"`): a space and a '$' are allowed there too. Nothing
+  // else a shell would read inside double quotes or outside them is, so that a step that did not
+  // quote it could only split the path or expand a variable, never run anything.
   static bool usableAsTypedInQuotes(const std::string& typed);
   // Whether `component` (a path's first) has the form of a name tlc gives things in the work
   // folder ("in0", "inc3", "cuda", "tlc-include", ...).

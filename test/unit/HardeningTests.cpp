@@ -197,7 +197,7 @@ TEST_CASE("run in the user's folder, nvcc gets the user's own spellings", "[hard
   ToolPaths::Macros macros;
   CHECK(flagsOk(paths,
                 {"-Iinc", "-I/opt/x", "-Iinc0", "-I", "my dir", "-isystem", "sys dir", "-I",
-                 "my $dir", "-include", "pre.h", "-include", "my pre.h"},
+                 "my (dir)", "-include", "pre.h", "-include", "my pre.h"},
                 macros) == std::vector<std::string>{"-I", "inc", "-I", "/opt/x", "-I",
                                                     absolutePath("inc0"), "-I", "my dir",
                                                     "-isystem", "sys dir", "-I", "inc0", "-include",
@@ -208,17 +208,18 @@ TEST_CASE("run in the user's folder, nvcc gets the user's own spellings", "[hard
                                                       absolutePath("inc0"), "my dir", "sys dir",
                                                       "pre.h"});
   // What a tool given absolute work names prints, and the manifest, show the user's paths.
-  CHECK(paths.message("/w/inc0/x.h:1: error") == "my $dir/x.h:1: error");
-  CHECK(paths.argument("-I/w/inc0") == "-I" + absolutePath("my $dir"));
+  CHECK(paths.message("/w/inc0/x.h:1: error") == "my (dir)/x.h:1: error");
+  CHECK(paths.argument("-I/w/inc0") == "-I" + absolutePath("my (dir)"));
   CHECK(ToolPaths::usableAsTyped("a/b.cu"));
   for (const char* unusable :
        {"", "-x.cu", "a b.cu", "a,b.cu", "cuda/x.h", "tlc-include", "src2/k.cu", "in0"})
     CHECK_FALSE(ToolPaths::usableAsTyped(unusable));
   // In double quotes a space is safe too; nothing a shell reads inside them or outside is.
-  for (const char* usable : {"my inc", "/a b/c d", "x"})
+  // nvcc escapes a '$' there itself (\$).
+  for (const char* usable : {"my inc", "/a b/c d", "x", "my $inc", "a$b", "$"})
     CHECK(ToolPaths::usableAsTypedInQuotes(usable));
-  for (const char* unusable : {"my $inc", "a\"b", "a`b`", "a\\ b", "a b;c", "a (b)", " a", "a ",
-                               "a b,c", "- a", "inc0 x/y", "a\tb", "a\nb"})
+  for (const char* unusable : {"a\"b", "a`b`", "a\\ b", "a\\$b", "a b;c", "a (b)", "$(x)", "${x}",
+                               "a$'b'", " a", "a ", "a b,c", "- a", "inc0 x/y", "a\tb", "a\nb"})
     CHECK_FALSE(ToolPaths::usableAsTypedInQuotes(unusable));
 }
 

@@ -330,3 +330,21 @@ TEST_CASE("an -I folder whose path holds a space is named as typed under -linein
     CHECK(llvm::sys::fs::exists(folder));
   }
 }
+
+TEST_CASE("an -I folder whose path holds a '$' is named as typed under -lineinfo, the same in "
+          "two folders",
+          "[buildsystem][reproducible]") {
+  // The last round's reproduction: `tlc build s.cu '-Ia$b' -lineinfo` in two copies of a project
+  // built different images, the folder reached through a link in the work folder. nvcc writes
+  // a '$' as \$ in the double quotes of its steps, so the folder is now given as typed.
+  std::string a = scratchDir("lineinfo-dollar-a"), b = scratchDir("lineinfo-dollar-b");
+  for (const std::string& dir : {a, b}) {
+    writeSharedHeaderProject(dir, "a$b");
+    buildIn(dir, {"src/mixed.cu", "-Ia$b", "--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-o", "out"});
+  }
+  std::string image = imageIn(a + "/out", "mixed");
+  CHECK(image == imageIn(b + "/out", "mixed"));
+  CHECK(holds(image, "/proc/self/cwd/a$b"));
+  for (const std::string& work : {std::string("tlc-build-"), std::string("inc0"), a})
+    CHECK_FALSE(holds(image, work));
+}
