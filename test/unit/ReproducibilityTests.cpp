@@ -308,27 +308,37 @@ TEST_CASE("three inputs sharing a header build byte-identical images with -linei
   // the line table names, read when it assembles (docs/internals.md).
 }
 
-TEST_CASE("an -I folder whose path holds a space is named as typed under -lineinfo, the same in "
-          "two folders",
-          "[buildsystem][reproducible]") {
-  // nvcc puts an include folder in double quotes in each step it runs: the folder is given as
-  // typed, and the line table names it from the compilation folder, not through a link in the
-  // temporary work folder, which exists nowhere a debugger runs.
-  std::string a = scratchDir("lineinfo-space-a"), b = scratchDir("lineinfo-space-b");
+// Builds the shared-header project in two folders (scratch names from `tag`) with the include
+// folder `folder`, given by `includeFlags`, under -lineinfo: the images are the same, and their
+// line tables name the folder from the compilation folder as typed, not through a link in the
+// temporary work folder, which exists nowhere a debugger runs.
+static void checkFolderNamedAsTyped(const std::string& tag, const std::string& folder,
+                                    const std::vector<std::string>& includeFlags) {
+  std::string a = scratchDir(tag + "-a"), b = scratchDir(tag + "-b");
   for (const std::string& dir : {a, b}) {
-    writeSharedHeaderProject(dir, "my headers");
-    buildIn(dir, {"src/mixed.cu", "-I", "my headers", "--arch", "sm_90a", "-Xnvcc", "-lineinfo",
-                  "-o", "out"});
+    writeSharedHeaderProject(dir, folder);
+    std::vector<std::string> arguments = {"src/mixed.cu"};
+    arguments.insert(arguments.end(), includeFlags.begin(), includeFlags.end());
+    for (const char* flag : {"--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-o", "out"})
+      arguments.push_back(flag);
+    buildIn(dir, arguments);
   }
   std::string image = imageIn(a + "/out", "mixed");
   CHECK(image == imageIn(b + "/out", "mixed"));
-  CHECK(holds(image, "/proc/self/cwd/my headers"));
+  CHECK(holds(image, "/proc/self/cwd/" + folder));
   for (const std::string& work : {std::string("tlc-build-"), std::string("inc0"), a})
     CHECK_FALSE(holds(image, work));
-  for (const std::string& folder : foldersNamed(image, a)) {
-    INFO(folder);
-    CHECK(llvm::sys::fs::exists(folder));
+  for (const std::string& named : foldersNamed(image, a)) {
+    INFO(named);
+    CHECK(llvm::sys::fs::exists(named));
   }
+}
+
+TEST_CASE("an -I folder whose path holds a space is named as typed under -lineinfo, the same in "
+          "two folders",
+          "[buildsystem][reproducible]") {
+  // nvcc puts an include folder in double quotes in each step it runs.
+  checkFolderNamedAsTyped("lineinfo-space", "my headers", {"-I", "my headers"});
 }
 
 TEST_CASE("an -I folder whose path holds a '$' is named as typed under -lineinfo, the same in "
@@ -337,14 +347,5 @@ TEST_CASE("an -I folder whose path holds a '$' is named as typed under -lineinfo
   // The last round's reproduction: `tlc build s.cu '-Ia$b' -lineinfo` in two copies of a project
   // built different images, the folder reached through a link in the work folder. nvcc writes
   // a '$' as \$ in the double quotes of its steps, so the folder is now given as typed.
-  std::string a = scratchDir("lineinfo-dollar-a"), b = scratchDir("lineinfo-dollar-b");
-  for (const std::string& dir : {a, b}) {
-    writeSharedHeaderProject(dir, "a$b");
-    buildIn(dir, {"src/mixed.cu", "-Ia$b", "--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-o", "out"});
-  }
-  std::string image = imageIn(a + "/out", "mixed");
-  CHECK(image == imageIn(b + "/out", "mixed"));
-  CHECK(holds(image, "/proc/self/cwd/a$b"));
-  for (const std::string& work : {std::string("tlc-build-"), std::string("inc0"), a})
-    CHECK_FALSE(holds(image, work));
+  checkFolderNamedAsTyped("lineinfo-dollar", "a$b", {"-Ia$b"});
 }
