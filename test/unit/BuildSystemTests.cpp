@@ -451,11 +451,14 @@ TEST_CASE("under --launcher sccache a later build in another work folder reuses 
   if (!sccache) // scripts/bootstrap installs it: its absence is a broken set-up, not a skip
     FAIL("sccache is not installed: " << summarize(sccache.takeError()).message);
   std::string dir = scratchDir("sccache");
-  // A server of the test's own: its cache, and a port no other test run's server has.
-  std::vector<std::string> env = {"SCCACHE_DIR=" + dir + "/sccache",
-                                  "SCCACHE_SERVER_PORT=" +
-                                      std::to_string(20000 + ::getpid() % 20000),
-                                  "SCCACHE_IDLE_TIMEOUT=120"};
+  // A server of the test's own: its cache, and a port no other test run's server has. The client
+  // waits 10 s for a server it starts unless its configuration says otherwise, which a CI run's
+  // other tests (a 400 s CMake build beside it on two cores) once made it miss.
+  REQUIRE(!writeFile(dir + "/sccache.toml", "server_startup_timeout_ms = 120000\n"));
+  std::vector<std::string> env = {
+      "SCCACHE_DIR=" + dir + "/sccache", "SCCACHE_CONF=" + dir + "/sccache.toml",
+      "SCCACHE_SERVER_PORT=" + std::to_string(20000 + ::getpid() % 20000),
+      "SCCACHE_IDLE_TIMEOUT=120"};
   RunOptions options;
   options.environment = environmentWith(env);
   struct StopServer {
