@@ -212,14 +212,15 @@ TEST_CASE("run in the user's folder, nvcc gets the user's own spellings", "[hard
   CHECK(paths.argument("-I/w/inc0") == "-I" + absolutePath("my (dir)"));
   CHECK(ToolPaths::usableAsTyped("a/b.cu"));
   for (const char* unusable :
-       {"", "-x.cu", "a b.cu", "a,b.cu", "cuda/x.h", "tlc-include", "src2/k.cu", "in0"})
+       {"", "-x.cu", "a b.cu", "a,b.cu", "cuda/x.h", "tlc-include", "src2/k.cu", "in0", "=inc"})
     CHECK_FALSE(ToolPaths::usableAsTyped(unusable));
   // In double quotes a space is safe too; nothing a shell reads inside them or outside is.
   // nvcc escapes a '$' there itself (\$).
-  for (const char* usable : {"my inc", "/a b/c d", "x", "my $inc", "a$b", "$"})
+  for (const char* usable : {"my inc", "/a b/c d", "x", "my $inc", "a$b", "a/$SYSROOT"})
     CHECK(ToolPaths::usableAsTypedInQuotes(usable));
-  for (const char* unusable : {"a\"b", "a`b`", "a\\ b", "a\\$b", "a b;c", "a (b)", "$(x)", "${x}",
-                               "a$'b'", " a", "a ", "a b,c", "- a", "inc0 x/y", "a\tb", "a\nb"})
+  for (const char* unusable :
+       {"a\"b", "a`b`", "a\\ b", "a\\$b", "$SYSROOT/inc", "$x", "=inc", "a b;c", "a (b)", "$(x)",
+        "${x}", "a$'b'", " a", "a ", "a b,c", "- a", "inc0 x/y", "a\tb", "a\nb"})
     CHECK_FALSE(ToolPaths::usableAsTypedInQuotes(unusable));
 }
 

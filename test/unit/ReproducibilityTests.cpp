@@ -349,3 +349,24 @@ TEST_CASE("an -I folder whose path holds a '$' is named as typed under -lineinfo
   // a '$' as \$ in the double quotes of its steps, so the folder is now given as typed.
   checkFolderNamedAsTyped("lineinfo-dollar", "a$b", {"-Ia$b"});
 }
+
+TEST_CASE("an include folder gcc would take from its sysroot is not given to nvcc as typed",
+          "[buildsystem][hardening]") {
+  // gcc reads `$SYSROOT` or '=' at the start of an include folder as its sysroot, nvcc's host
+  // preprocessing included. Given as typed under -lineinfo, `-I '$SYSROOT/p/inc'` with a host
+  // compiler whose sysroot is / read /p/inc/tile.h, not the folder named (an adversarial review
+  // of the '$' change found it; the parse read the named one, so nothing said so).
+  std::string dir = scratchDir("sysroot-folder");
+  std::string decoy = dir + "/inc";
+  REQUIRE(!llvm::sys::fs::create_directories(decoy));
+  REQUIRE(!writeFile(decoy + "/tile.h", "#error gcc read the folder under its sysroot\n"));
+  REQUIRE(
+      !writeFile(dir + "/k.cu", "#include \"tile.h\"\n__global__ void k(int* p) { *p = TILE; }\n"));
+  // (A leading '=' is not tried here: tlc reads `-I =x` as x, which gcc, given "=x" by nvcc,
+  // reads too where no sysroot is set.)
+  std::string folder = "$SYSROOT" + decoy; // relative: a folder named like that under `dir`
+  REQUIRE(!llvm::sys::fs::create_directories(dir + "/" + folder));
+  REQUIRE(!writeFile(dir + "/" + folder + "/tile.h", "#define TILE 4\n"));
+  buildIn(dir, {"k.cu", "-I", folder, "--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-Xnvcc",
+                "-Xcompiler=--sysroot=/", "-o", "out"});
+}
