@@ -89,12 +89,17 @@ bool ToolPaths::mayBeToolName(llvm::StringRef component) {
          component.starts_with("libtlc_");
 }
 
+// Whether gcc, nvcc's host preprocessor, would read `path` as an include folder under its sysroot
+// (a leading '=' or `$SYSROOT`; any leading '$' is taken for one), where the parse reads the
+// folder named: such a path never reaches nvcc as typed.
+static bool readUnderSysroot(llvm::StringRef path) {
+  return path.starts_with("=") || path.starts_with("$");
+}
+
 bool ToolPaths::usableAsTyped(const std::string& typed) {
-  // Not a leading '=': gcc reads one at the start of an include folder as its sysroot (nvcc's
-  // host preprocessing would then read another folder than the parse did).
   llvm::StringRef path = typed;
   return !path.empty() && isShellSafe(path) && !path.contains(',') && !path.starts_with("-") &&
-         !path.starts_with("=") &&
+         !readUnderSysroot(path) &&
          (llvm::sys::path::is_absolute(path) || !mayBeToolName(path.split('/').first));
 }
 
@@ -103,14 +108,13 @@ bool ToolPaths::usableAsTypedInQuotes(const std::string& typed) {
   // double quotes do not hide, and nothing a shell would act on unquoted. A '$' is allowed: nvcc
   // writes it as \$ in the double quotes of every step (checked with `nvcc -dryrun` for -c,
   // -fatbin, -cubin, -ptx, -G, -M and -E), and without '(', '{' or a quote a '$' a step left
-  // unescaped could only expand a variable, never run anything. Not a leading '$': gcc reads
-  // `$SYSROOT` at the start of an include folder as its sysroot, as it does a leading '='.
+  // unescaped could only expand a variable, never run anything.
   llvm::StringRef path = typed;
   std::string pieces = typed;
   std::replace(pieces.begin(), pieces.end(), ' ', '_');
   std::replace(pieces.begin(), pieces.end(), '$', '_');
   return usableAsTyped(pieces) && !path.starts_with(" ") && !path.ends_with(" ") &&
-         !path.starts_with("$");
+         !readUnderSysroot(path);
 }
 
 std::string ToolPaths::addLink(std::string name, const std::string& target,

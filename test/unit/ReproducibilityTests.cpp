@@ -317,10 +317,9 @@ static void checkFolderNamedAsTyped(const std::string& tag, const std::string& f
   std::string a = scratchDir(tag + "-a"), b = scratchDir(tag + "-b");
   for (const std::string& dir : {a, b}) {
     writeSharedHeaderProject(dir, folder);
-    std::vector<std::string> arguments = {"src/mixed.cu"};
-    arguments.insert(arguments.end(), includeFlags.begin(), includeFlags.end());
-    for (const char* flag : {"--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-o", "out"})
-      arguments.push_back(flag);
+    std::vector<std::string> arguments = includeFlags;
+    arguments.insert(arguments.end(),
+                     {"src/mixed.cu", "--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-o", "out"});
     buildIn(dir, arguments);
   }
   std::string image = imageIn(a + "/out", "mixed");
@@ -357,16 +356,13 @@ TEST_CASE("an include folder gcc would take from its sysroot is not given to nvc
   // compiler whose sysroot is / read /p/inc/tile.h, not the folder named (an adversarial review
   // of the '$' change found it; the parse read the named one, so nothing said so).
   std::string dir = scratchDir("sysroot-folder");
-  std::string decoy = dir + "/inc";
-  REQUIRE(!llvm::sys::fs::create_directories(decoy));
-  REQUIRE(!writeFile(decoy + "/tile.h", "#error gcc read the folder under its sysroot\n"));
-  REQUIRE(
-      !writeFile(dir + "/k.cu", "#include \"tile.h\"\n__global__ void k(int* p) { *p = TILE; }\n"));
   // (A leading '=' is not tried here: tlc reads `-I =x` as x, which gcc, given "=x" by nvcc,
   // reads too where no sysroot is set.)
-  std::string folder = "$SYSROOT" + decoy; // relative: a folder named like that under `dir`
-  REQUIRE(!llvm::sys::fs::create_directories(dir + "/" + folder));
-  REQUIRE(!writeFile(dir + "/" + folder + "/tile.h", "#define TILE 4\n"));
-  buildIn(dir, {"k.cu", "-I", folder, "--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-Xnvcc",
+  std::string folder = "$SYSROOT" + dir + "/inc"; // relative: a folder named so under `dir`
+  writeSharedHeaderProject(dir, folder);
+  // Where gcc would look with the sysroot /: a header that stops the build.
+  REQUIRE(!llvm::sys::fs::create_directories(dir + "/inc"));
+  REQUIRE(!writeFile(dir + "/inc/common.cuh", "#error gcc read the folder under its sysroot\n"));
+  buildIn(dir, {"src/mixed.cu", "-I", folder, "--arch", "sm_90a", "-Xnvcc", "-lineinfo", "-Xnvcc",
                 "-Xcompiler=--sysroot=/", "-o", "out"});
 }
