@@ -1,5 +1,6 @@
 // The content-addressed build cache: keys, entries, verified restore, atomic store, pruning.
 #include "cache/Cache.h"
+#include "frontend/Preamble.h"
 
 #include "support/Error.h"
 #include "support/Files.h"
@@ -682,6 +683,11 @@ llvm::Expected<CacheStats> BuildCache::stats() const {
       stats.bytes += folderBytes(entryDir);
     }
   }
+  for (const KeptPreamble& preamble : keptPreambles(preambleDir())) {
+    stats.preambles += preamble.precompiled;
+    stats.preambleBytes += preamble.bytes;
+    stats.bytes += preamble.bytes;
+  }
   if (auto text = readFile(versionDir() + "/stats"))
     std::tie(stats.hits, stats.misses) = parseCounters(*text);
   else
@@ -708,7 +714,8 @@ llvm::Error BuildCache::clear() {
 
 llvm::Expected<uint64_t> BuildCache::prune(uint64_t maxBytes) {
   struct Entry {
-    std::string dir;
+    std::string path;
+    bool preamble; // a preamble's stem (frontend/Preamble.h), else an entry's folder
     uint64_t bytes;
     llvm::sys::TimePoint<> used;
   };
@@ -718,9 +725,13 @@ llvm::Expected<uint64_t> BuildCache::prune(uint64_t maxBytes) {
     if (llvm::sys::path::filename(keyDir) == "tmp")
       continue;
     for (const std::string& entryDir : subfolders(keyDir)) {
-      entries.push_back({entryDir, folderBytes(entryDir), lastUsed(entryDir)});
+      entries.push_back({entryDir, false, folderBytes(entryDir), lastUsed(entryDir)});
       total += entries.back().bytes;
     }
+  }
+  for (const KeptPreamble& preamble : keptPreambles(preambleDir())) {
+    entries.push_back({preamble.stem, true, preamble.bytes, preamble.used});
+    total += preamble.bytes;
   }
   std::sort(entries.begin(), entries.end(),
             [](const Entry& a, const Entry& b) { return a.used < b.used; });
@@ -728,7 +739,10 @@ llvm::Expected<uint64_t> BuildCache::prune(uint64_t maxBytes) {
   for (const Entry& entry : entries) {
     if (total - removed <= maxBytes)
       break;
-    discard(entry.dir);
+    if (entry.preamble)
+      removeKeptPreamble(entry.path);
+    else
+      discard(entry.path);
     removed += entry.bytes;
   }
   removeAbandoned(tmpDir(), "entry-");

@@ -93,6 +93,9 @@ struct CacheHit {
 
 struct CacheStats {
   uint64_t entries = 0, bytes = 0, hits = 0, misses = 0;
+  // The parse's precompiled preambles (frontend/Preamble.h), and their bytes: `bytes` counts them
+  // too.
+  uint64_t preambles = 0, preambleBytes = 0;
 };
 
 class BuildCache {
@@ -134,7 +137,8 @@ public:
 
   llvm::Expected<CacheStats> stats() const;
   llvm::Error clear();
-  // Removes the least recently used entries until the cache holds at most `maxBytes`.
+  // Removes the least recently used entries and preambles until the cache holds at most
+  // `maxBytes`.
   llvm::Expected<uint64_t> prune(uint64_t maxBytes); // returns the bytes removed
 
 private:

@@ -22,6 +22,15 @@ static std::string humanBytes(uint64_t bytes) {
   return text;
 }
 
+// What of the size the parse's precompiled preambles take, which are no entries but count
+// against `prune --max-size` as entries do: " (12.1 MiB of it 2 preambles of the parse)".
+static std::string preamblesShare(const CacheStats& stats) {
+  if (!stats.preambleBytes)
+    return "";
+  return " (" + humanBytes(stats.preambleBytes) + " of it " + std::to_string(stats.preambles) +
+         (stats.preambles == 1 ? " preamble" : " preambles") + " of the parse)";
+}
+
 static llvm::Error printStats(const BuildCache& cache, llvm::raw_ostream& out) {
   auto stats = cache.stats();
   if (!stats)
@@ -33,7 +42,8 @@ static llvm::Error printStats(const BuildCache& cache, llvm::raw_ostream& out) {
   out << "cache:   " << cache.dir() << (*enabled ? "" : " (disabled)")
       << "\nremote:  " << (remote.empty() ? "none" : maskRemotePassword(remote))
       << "\nentries: " << stats->entries << "\nsize:    " << humanBytes(stats->bytes)
-      << "\nhits:    " << stats->hits << "\nmisses:  " << stats->misses << "\n";
+      << preamblesShare(*stats) << "\nhits:    " << stats->hits << "\nmisses:  " << stats->misses
+      << "\n";
   return llvm::Error::success();
 }
 

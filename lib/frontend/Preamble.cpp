@@ -22,7 +22,9 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include <fcntl.h>
@@ -397,6 +399,38 @@ void refusePreamble(const std::string& stem, const std::vector<std::string>& fil
   llvm::consumeError(writeFile(stem + ".refused", *lines, 0600));
   // A mark's stem may hold a preamble kept since (a file changed): that one stays.
   keepRecent(llvm::sys::path::parent_path(stem).str(), ".refused", KeptRefusals, "");
+}
+
+// The files a preamble's stem names, the listing first (removeKeptPreamble's order).
+constexpr const char* PreambleSuffixes[] = {".files", ".pch", ".refused", ".seen"};
+
+std::vector<KeptPreamble> keptPreambles(const std::string& dir) {
+  std::map<std::string, KeptPreamble> byStem;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef path = it->path();
+    const char* const* suffix =
+        llvm::find_if(PreambleSuffixes, [&](const char* name) { return path.ends_with(name); });
+    llvm::sys::fs::file_status status;
+    if (suffix == std::end(PreambleSuffixes) || llvm::sys::fs::status(path, status) ||
+        status.type() != llvm::sys::fs::file_type::regular_file)
+      continue; // a writer's temporary file, or nothing tlc names so
+    std::string stem = path.drop_back(std::strlen(*suffix)).str();
+    KeptPreamble& kept = byStem[stem];
+    kept.stem = stem;
+    kept.precompiled |= llvm::StringRef(*suffix) == ".pch";
+    kept.bytes += status.getSize();
+    kept.used = std::max(kept.used, status.getLastModificationTime());
+  }
+  std::vector<KeptPreamble> kept;
+  for (auto& [stem, preamble] : byStem)
+    kept.push_back(std::move(preamble));
+  return kept;
+}
+
+void removeKeptPreamble(const std::string& stem) {
+  for (const char* suffix : PreambleSuffixes)
+    llvm::sys::fs::remove(stem + suffix);
 }
 
 void discardPreamble(const Preamble& preamble) {

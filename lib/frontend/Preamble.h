@@ -39,6 +39,9 @@
 #include "frontend/CompilerView.h"
 #include "toolchain/Toolchain.h"
 
+#include "llvm/Support/Chrono.h"
+
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,6 +132,21 @@ std::optional<Preamble> storePreamble(const std::string& stem, const PreambleOut
 
 // Forgets a preamble Clang refused to load, so that the next parse makes it again.
 void discardPreamble(const Preamble& preamble);
+
+// The preambles kept in `dir` as `tlc cache stats` and `prune` count them: each stem's files
+// (the precompiled file, its listing and its marks), their bytes, and when they were used last
+// (the newest of their times: findPreamble renews the listing's). A preamble is some 8 MB (30
+// with CUB's headers), so the cache's size limit must see them beside its entries.
+struct KeptPreamble {
+  std::string stem;
+  bool precompiled = false; // a .pch is there, not only marks
+  uint64_t bytes = 0;
+  llvm::sys::TimePoint<> used;
+};
+std::vector<KeptPreamble> keptPreambles(const std::string& dir);
+// Removes what keptPreambles found at `stem`, the listing first: a parse that read it before
+// finds no precompiled bytes, or bytes that fail their digest, and goes without.
+void removeKeptPreamble(const std::string& stem);
 
 // Whether the -include list of a parse starts with what a preamble holds (Clang's CUDA runtime
 // wrapper, which the driver adds, then tlc's compatibility header); the parse loading a

@@ -22,6 +22,8 @@
 #include <set>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace tlc;
@@ -252,6 +254,47 @@ TEST_CASE("eight builders at once share one cache safely", "[cache]") {
   CHECK(cacheStats(cache)["entries"] == 0);
   CHECK(runTlc({"cache", "clear"}, {"TLC_CACHE_DIR=" + cache}).exitCode == 0);
   CHECK(runTlc({"cache", "prune", "--max-size", "lots"}, {"TLC_CACHE_DIR=" + cache}).exitCode == 2);
+}
+
+// The parse's precompiled preambles live in the cache's folder (some 6 to 30 MB each): `tlc cache
+// stats` counts them in its size and `prune --max-size` removes them as it removes entries, least
+// recently used first.
+TEST_CASE("the cache's size and prune count the parse's preambles", "[buildsystem]") {
+  std::string dir = scratchDir("cache-size-pch"), cache = dir + "/cache";
+  std::vector<std::string> env = {"TLC_CACHE_DIR=" + cache};
+  // A preamble is made by the second parse of a command line: two inputs, the same flags.
+  for (const char* name : {"a", "b"}) {
+    std::string input = dir + "/" + name + ".cu";
+    std::ofstream(input) << "__global__ void " << name << "(float* x) { x[0] = 1; }\n";
+    REQUIRE(build({input, "--arch", "sm_90", "-o", dir + "/out-" + name, "-q"}, env).exitCode == 0);
+  }
+  auto preambleFiles = [&] {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(cache + "/v1-preamble", ec), end; it != end && !ec;
+         it.increment(ec))
+      if (llvm::StringRef(it->path()).ends_with(".pch") ||
+          llvm::StringRef(it->path()).ends_with(".files"))
+        files.push_back(it->path());
+    return files;
+  };
+  REQUIRE(preambleFiles().size() == 2); // one preamble: its precompiled file and its listing
+  ToolRun stats = runTlc({"cache", "stats"}, env);
+  CHECK_THAT(stats.out, Contains(" of it 1 preamble of the parse)\nhits:"));
+  CHECK_THAT(stats.out, Contains(" MiB (")); // megabytes: the preamble is counted in the size
+
+  // Used before either entry: the first to go, and alone enough to bring the cache under 1 MB.
+  for (const std::string& file : preambleFiles()) {
+    const timespec times[2] = {{1000000000, 0}, {1000000000, 0}};
+    REQUIRE(::utimensat(AT_FDCWD, file.c_str(), times, 0) == 0);
+  }
+  ToolRun prune = runTlc({"cache", "prune", "--max-size", "1M"}, env);
+  INFO(prune.err);
+  CHECK(prune.exitCode == 0);
+  CHECK(preambleFiles().empty());
+  nlohmann::json after = cacheStats(cache);
+  CHECK(after["entries"] == 2);
+  CHECK_THAT(runTlc({"cache", "stats"}, env).out, !Contains("of the parse"));
 }
 
 TEST_CASE("two builds in different folders give byte-identical outputs", "[buildsystem]") {
