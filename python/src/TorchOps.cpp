@@ -12,12 +12,13 @@
 //
 // The stack, for the schemas register_torch_ops defines (python/package/tlc/__init__.py): the
 // launcher's parameters (Tensor: an owned tensor handle; int: int64; float: double; bool), then
-// int[] grid, int[] block (owned list handles), int shared_mem, and for the default overload
-// (not .basic) int[]? cluster (0 for None, else an owned heap StableIValue holding a list
-// handle), bool cooperative, bool programmatic_dependent_launch. One kernel serves both
-// overloads: the stack's size says which. The kernel owns every input and releases each, whatever
-// happens. Errors are thrown as std::runtime_error (torch's stable ABI has no other way; Python
-// sees RuntimeError), with the message the Python launcher would give.
+// int[1] grid, int[1] block (owned list handles: torch makes an int given for an int[1] a list of
+// it), int shared_mem, and for the default overload (not .basic) int[1]? cluster (0 for None,
+// else an owned heap StableIValue holding a list handle), bool cooperative, bool
+// programmatic_dependent_launch. One kernel serves both overloads: the stack's size says which. The
+// kernel owns every input and releases each, whatever happens. Errors are thrown as
+// std::runtime_error (torch's stable ABI has no other way; Python sees RuntimeError), with the
+// message the Python launcher would give.
 #include "Binding.h"
 
 #include <dlfcn.h>

@@ -193,8 +193,7 @@ class TorchTests(unittest.TestCase):
 
         def add_then_double(a, b):
             out = torch.empty_like(a)
-            torch.ops.pyops_test.vadd(a, b, out, a.numel(), grid=[blocks(a.numel())],
-                                      block=[BLOCK])
+            torch.ops.pyops_test.vadd(a, b, out, a.numel(), grid=blocks(a.numel()), block=BLOCK)
             return out * 2
 
         torch._dynamo.reset()
@@ -313,6 +312,30 @@ class TorchOpTests(unittest.TestCase):
             torch.testing.assert_close(out, self.a + self.b, msg=overload)
         with self.assertRaises((RuntimeError, TypeError)):  # .basic has no cluster
             torch.ops.pyops_native.vadd.basic(*arguments, cluster=[1], **dims)
+
+    def test_dimensions_as_ints(self):
+        """grid, block and cluster are int[1]: an int is taken as the launchers take it (a
+        one-dimensional launch), by both overloads and both kinds of kernel; a list of 2 or 3
+        still is a list."""
+        resolve = torch._C._jit_resolve_packet
+        arguments = (self.a, self.b, torch.empty_like(self.a), N)
+        self.assertEqual(resolve("pyops_native::vadd", *arguments, grid=blocks(N), block=BLOCK),
+                         "basic")
+        for options in ({}, {"cluster": 1}, {"cooperative": False}):
+            out = torch.zeros_like(self.a)
+            self.ops.vadd(self.a, self.b, out, N, grid=blocks(N), block=BLOCK, **options)
+            torch.cuda.synchronize()
+            torch.testing.assert_close(out, self.a + self.b, msg=str(options))
+        rows, cols = 128, 64  # a Python kernel's (tensor maps), with a 2-D grid and an int block
+        source = torch.randn(rows, cols, device="cuda").to(torch.bfloat16)
+        copied = torch.zeros_like(source)
+        self.ops.copy_tiles(source, copied, grid=[blocks(cols, 64), blocks(rows, 64)], block=32)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(copied, source))
+        if self.native:
+            refused = r"vadd\(\): option 'grid' = -1 is out of range"
+            with self.assertRaisesRegex(RuntimeError, refused):
+                self.ops.vadd(self.a, self.b, self.a, N, grid=-1, block=BLOCK)
 
     def test_overloads_of_a_python_kernel(self):
         """A tensor map's launcher is the Python kernel of both overloads."""

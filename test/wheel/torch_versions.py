@@ -38,9 +38,12 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 with FakeTensorMode():
     a, b, c = (torch.empty(n) for _ in range(3))
     op(a, b, c, n, grid=[1], block=[n])
-print("FakeTensorMode: the op runs")
+    op(a, b, c, n, grid=1, block=n)  # the dimensions are int[1]: an int is a list of it
+    op.default(a, b, c, n, grid=[1, 1], block=n, cluster=1)
+print("FakeTensorMode: the op runs, dimensions as lists and as ints")
 def f(a, b, c):
     op(a, b, c, n, grid=[1], block=[n])
+    op(a, b, c, n, grid=1, block=n)
     return c
 try:
     from torch._dynamo import explain

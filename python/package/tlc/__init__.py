@@ -162,16 +162,18 @@ _SCHEMA_SCALARS = {"bool": "bool", "f16": "float", "bf16": "float", "f32": "floa
 _NO_SCHEMA_SCALARS = ("f16x2", "bf16x2")  # pairs: no torch schema type
 
 # Launch options a torch op takes (the stream is torch's current stream on the tensors' device,
-# as for any torch op; the L2 window is left to the plain launchers).
+# as for any torch op; the L2 window is left to the plain launchers). The dimensions are int[1]:
+# torch takes a list of any length for it, as for int[], and an int too (a list of that one int),
+# as the launchers do; an int is also the cheaper for torch to parse (docs/benchmarks.md).
 _TORCH_OPTIONS = (
-    "int[] grid, int[] block, int shared_mem=0, int[]? cluster=None, bool cooperative=False, "
+    "int[1] grid, int[1] block, int shared_mem=0, int[1]? cluster=None, bool cooperative=False, "
     "bool programmatic_dependent_launch=False"
 )
 # The overload a call reaches when it gives no other options, defined first so that torch tries
 # it first: torch's Python call looks every keyword of the schema up in the call's keywords, and
 # boxes a value for each (docs/benchmarks.md has what three fewer save).
 _BASIC_OVERLOAD = "basic"
-_TORCH_BASIC_OPTIONS = "int[] grid, int[] block, int shared_mem=0"
+_TORCH_BASIC_OPTIONS = "int[1] grid, int[1] block, int shared_mem=0"
 
 _registered = {}
 
@@ -216,12 +218,13 @@ def register_torch_ops(namespace=None):
 
     Each op takes the launcher's arguments (pointers and tensor maps as tensors, scalars as
     numbers) and the keyword-only options ``grid``, ``block``, ``shared_mem``, ``cluster``,
-    ``cooperative`` and ``programmatic_dependent_launch``, launches on torch's current stream,
-    and declares as mutated (``Tensor(a!)`` in its schema) the tensors the kernel may write: its
-    non-const pointer parameters and its tensor maps. The ops work inside ``torch.compile``
-    without graph breaks (each has a fake implementation: it returns nothing) and under CUDA
-    graph capture. Launchers taking a struct, a ``__half2`` or a ``__nv_bfloat162`` by value
-    have no torch schema and are left out.
+    ``cooperative`` and ``programmatic_dependent_launch`` (the dimensions an int or a list of 1
+    to 3 ints, as for the launchers: ``grid=blocks`` or ``grid=[x, y]``), launches on torch's
+    current stream, and declares as mutated (``Tensor(a!)`` in its schema) the tensors the kernel
+    may write: its non-const pointer parameters and its tensor maps. The ops work inside
+    ``torch.compile`` without graph breaks (each has a fake implementation: it returns nothing)
+    and under CUDA graph capture. Launchers taking a struct, a ``__half2`` or a
+    ``__nv_bfloat162`` by value have no torch schema and are left out.
 
     Each op has two overloads: ``.default`` takes every option above, and ``.basic`` only
     ``grid``, ``block`` and ``shared_mem``. A call of the op (``torch.ops.<namespace>.<launcher>
