@@ -210,22 +210,19 @@ class Bench:
             op = self.torch.ops.pylaunch.empty4
             assert ops.empty4 is not None
 
-            def torch_op(count):
-                start = clock()
-                for _ in range(count):
-                    op(x, y, N, 1.0, grid=1, block=32)
-                return clock() - start
+            def torch_op_given(grid, block):
+                def burst(count):
+                    start = clock()
+                    for _ in range(count):
+                        op(x, y, N, 1.0, grid=grid, block=block)
+                    return clock() - start
 
-            def torch_op_lists(count):
-                start = clock()
-                for _ in range(count):
-                    op(x, y, N, 1.0, grid=[1], block=[32])
-                return clock() - start
+                return burst
 
             self.add("tlc: torch tensors", torch_tensors)
             self.add("tlc: torch, stream=0", torch_stream)
-            self.add("tlc: torch op", torch_op)
-            self.add("tlc: torch op, lists", torch_op_lists)
+            self.add("tlc: torch op", torch_op_given(1, 32))
+            self.add("tlc: torch op, lists", torch_op_given([1], [32]))
         ax, ay = self.addresses
 
         def ints(count):

@@ -673,20 +673,42 @@ void BuildCache::count(bool hit) {
   ::close(fd);
 }
 
-llvm::Expected<CacheStats> BuildCache::stats() const {
-  CacheStats stats;
-  for (const std::string& keyDir : subfolders(versionDir())) {
+// What the cache's folder holds, as stats() and prune() count it: its entries and the parse's
+// preambles (frontend/Preamble.h), each with its bytes and when it was last used.
+namespace {
+struct StoredItem {
+  enum Kind { Entry, Preamble, PreambleMarks } kind; // marks: a preamble's stem without its .pch
+  std::string path;                                  // an entry's folder, a preamble's stem
+  uint64_t bytes;
+  llvm::sys::TimePoint<> used;
+};
+} // namespace
+
+static std::vector<StoredItem> storedItems(const std::string& versionDir,
+                                           const std::string& preambleDir) {
+  std::vector<StoredItem> items;
+  for (const std::string& keyDir : subfolders(versionDir)) {
     if (llvm::sys::path::filename(keyDir) == "tmp")
       continue;
-    for (const std::string& entryDir : subfolders(keyDir)) {
-      ++stats.entries;
-      stats.bytes += folderBytes(entryDir);
-    }
+    for (const std::string& entryDir : subfolders(keyDir))
+      items.push_back({StoredItem::Entry, entryDir, folderBytes(entryDir), lastUsed(entryDir)});
   }
-  for (const KeptPreamble& preamble : keptPreambles(preambleDir())) {
-    stats.preambles += preamble.precompiled;
-    stats.preambleBytes += preamble.bytes;
-    stats.bytes += preamble.bytes;
+  for (const KeptPreamble& preamble : keptPreambles(preambleDir))
+    items.push_back({preamble.precompiled ? StoredItem::Preamble : StoredItem::PreambleMarks,
+                     preamble.stem, preamble.bytes, preamble.used});
+  return items;
+}
+
+llvm::Expected<CacheStats> BuildCache::stats() const {
+  CacheStats stats;
+  for (const StoredItem& item : storedItems(versionDir(), preambleDir())) {
+    stats.bytes += item.bytes;
+    if (item.kind == StoredItem::Entry) {
+      ++stats.entries;
+      continue;
+    }
+    stats.preambles += item.kind == StoredItem::Preamble;
+    stats.preambleBytes += item.bytes;
   }
   if (auto text = readFile(versionDir() + "/stats"))
     std::tie(stats.hits, stats.misses) = parseCounters(*text);
@@ -713,37 +735,21 @@ llvm::Error BuildCache::clear() {
 }
 
 llvm::Expected<uint64_t> BuildCache::prune(uint64_t maxBytes) {
-  struct Entry {
-    std::string path;
-    bool preamble; // a preamble's stem (frontend/Preamble.h), else an entry's folder
-    uint64_t bytes;
-    llvm::sys::TimePoint<> used;
-  };
-  std::vector<Entry> entries;
+  std::vector<StoredItem> items = storedItems(versionDir(), preambleDir());
   uint64_t total = 0;
-  for (const std::string& keyDir : subfolders(versionDir())) {
-    if (llvm::sys::path::filename(keyDir) == "tmp")
-      continue;
-    for (const std::string& entryDir : subfolders(keyDir)) {
-      entries.push_back({entryDir, false, folderBytes(entryDir), lastUsed(entryDir)});
-      total += entries.back().bytes;
-    }
-  }
-  for (const KeptPreamble& preamble : keptPreambles(preambleDir())) {
-    entries.push_back({preamble.stem, true, preamble.bytes, preamble.used});
-    total += preamble.bytes;
-  }
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const StoredItem& item : items)
+    total += item.bytes;
+  std::sort(items.begin(), items.end(),
+            [](const StoredItem& a, const StoredItem& b) { return a.used < b.used; });
   uint64_t removed = 0;
-  for (const Entry& entry : entries) {
+  for (const StoredItem& item : items) {
     if (total - removed <= maxBytes)
       break;
-    if (entry.preamble)
-      removeKeptPreamble(entry.path);
+    if (item.kind == StoredItem::Entry)
+      discard(item.path);
     else
-      discard(entry.path);
-    removed += entry.bytes;
+      removeKeptPreamble(item.path);
+    removed += item.bytes;
   }
   removeAbandoned(tmpDir(), "entry-");
   removeAbandoned(tmpDir(), "trash-");
