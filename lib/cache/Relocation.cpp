@@ -11,6 +11,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 
 namespace tlc {
@@ -20,7 +22,7 @@ namespace {
 constexpr llvm::StringLiteral ToolkitToken = "<cuda>";
 
 // `path`'s real path, or where it would be when it does not exist.
-std::string realOrAbsolute(const std::string& path) {
+std::string uncachedRealOrAbsolute(const std::string& path) {
   llvm::SmallString<256> real;
   return llvm::sys::fs::real_path(path, real) ? absolutePath(path) : real.str().str();
 }
@@ -76,7 +78,31 @@ llvm::Expected<PathRelocation> PathRelocation::fromSettings(const std::string* o
 
 void PathRelocation::setToolkit(const std::string& root) {
   Toolkit = absolutePath(root);
-  ToolkitReal = realOrAbsolute(root);
+  ToolkitReal = uncachedRealOrAbsolute(root);
+}
+
+std::string PathRelocation::realOrAbsolute(const std::string& path) const {
+  // A file that is no link is where its folder really is; anything else (a link, a missing
+  // file, "." or "..") resolves whole.
+  llvm::StringRef folder = llvm::sys::path::parent_path(path);
+  llvm::StringRef name = llvm::sys::path::filename(path);
+  struct stat status;
+  if (folder.empty() || name == "." || name == ".." || name == "/" ||
+      ::lstat(path.c_str(), &status) != 0 || S_ISLNK(status.st_mode))
+    return uncachedRealOrAbsolute(path);
+  std::string realFolder;
+  {
+    std::lock_guard<std::mutex> lock(Folders->mutex);
+    auto known = Folders->known.find(folder.str());
+    if (known != Folders->known.end())
+      realFolder = known->second;
+  }
+  if (realFolder.empty()) {
+    realFolder = uncachedRealOrAbsolute(folder.str());
+    std::lock_guard<std::mutex> lock(Folders->mutex);
+    Folders->known.emplace(folder.str(), realFolder);
+  }
+  return realFolder == "/" ? "/" + name.str() : realFolder + "/" + name.str();
 }
 
 std::string PathRelocation::path(const std::string& path) const {

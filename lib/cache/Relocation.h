@@ -15,6 +15,9 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 namespace tlc {
@@ -45,10 +48,23 @@ public:
   std::string argument(const std::string& argument) const;
 
 private:
+  // Where `path` really is, or would be when it does not exist.
+  std::string realOrAbsolute(const std::string& path) const;
+
   std::string Base;        // real path, no trailing '/'
   std::string Cwd;         // real path
   std::string Toolkit;     // absolute, as given; "" when none
   std::string ToolkitReal; // its real path
+
+  // Real paths of the folders path() saw, shared by copies and threads: a build relocates each
+  // of the few hundred headers it read several times, from a few dozen folders, and realpath(3)
+  // reads every component of a path (some 10000 readlink calls for a file including CUB, a
+  // tenth of tlc's own time on it).
+  struct RealFolders {
+    std::mutex mutex;
+    std::map<std::string, std::string> known;
+  };
+  std::shared_ptr<RealFolders> Folders = std::make_shared<RealFolders>();
 };
 
 // `to` relative to the folder `from`, both absolute and free of "." and "..".

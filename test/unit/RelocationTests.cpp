@@ -135,6 +135,18 @@ TEST_CASE("under a base folder paths are relative to the working folder, others 
   CHECK(toolkitOnly.path(header) == header); // no base folder: absolute
   CHECK(toolkitOnly.argument("-I" + base + "/cuda/include") == "-I<cuda>/include");
 
+  // Folders' real paths are looked up once; a file that is a link is still where it points,
+  // though its folder is known, and a folder reached through a link is where that points.
+  REQUIRE(
+      !llvm::sys::fs::create_link(base + "/cuda/include/cuda.h", base + "/src/include/linked.cuh"));
+  REQUIRE(!llvm::sys::fs::create_link(base + "/cuda/include", base + "/alias"));
+  CHECK(relocation->path(header) == relative); // src/include is known now
+  CHECK(relocation->path(base + "/src/include/linked.cuh") == "<cuda>/include/cuda.h");
+  CHECK(relocation->path(base + "/alias/cuda.h") == "<cuda>/include/cuda.h");
+  CHECK(relocation->path(base + "/src/include/../include/k.cuh") == relative);
+  PathRelocation copy = *relocation; // copies share what is known, and agree
+  CHECK(copy.path(base + "/src/include/linked.cuh") == "<cuda>/include/cuda.h");
+
   // No base folder relocates nothing; one that is not a folder is an error.
   CHECK(PathRelocation().path(header) == header);
   auto missing = PathRelocation::create(base + "/missing");
