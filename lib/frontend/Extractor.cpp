@@ -81,13 +81,13 @@ public:
       if (function->isDependentContext()) {
         rememberTemplate(*function);
         rememberLibraryTemplate(*function);
-      } else if (function->doesThisDeclarationHaveABody() || skippedUserBody(*function) ||
-                 lostItsBody(*function) || declaresImageKernel(*function))
+      } else if (function->doesThisDeclarationHaveABody() || lostItsBody(*function) ||
+                 declaresImageKernel(*function))
         extractKernel(*function);
       return true;
     }
     if (function->hasAttr<clang::CUDADeviceAttr>() && !function->isDependentContext() &&
-        (function->doesThisDeclarationHaveABody() || skippedUserBody(*function)))
+        function->doesThisDeclarationHaveABody())
       recordDefinition(*function, DeviceSymbol::Kind::Function);
     if (isExportedHostFunction(*function))
       Facts.hostFunctions.push_back({function->getQualifiedNameAsString(),
@@ -145,12 +145,6 @@ private:
            !isInSystemHeader(Context, function.getLocation());
   }
 
-  // A definition of the user's whose body the parse skipped (userDeviceBody), or an
-  // instantiation of one: Clang keeps the declaration, marked as defined, without the body.
-  bool skippedUserBody(const clang::FunctionDecl& function) const {
-    return function.hasSkippedBody() && !isInSystemHeader(Context, function.getLocation());
-  }
-
   // An instantiated kernel template whose body Clang refused (a `__shared__` object with a
   // constructor, which nvcc only warns about): Clang drops that body and marks the declaration
   // invalid, yet the declaration itself was instantiated, and nvcc, the compiler of record,
@@ -163,7 +157,7 @@ private:
 
   void rememberTemplate(const clang::FunctionDecl& function) {
     const clang::FunctionTemplateDecl* pattern = function.getDescribedFunctionTemplate();
-    if (!pattern || !(function.doesThisDeclarationHaveABody() || skippedUserBody(function)))
+    if (!pattern || !function.doesThisDeclarationHaveABody())
       return;
     // Templates in headers are libraries (CUTLASS, CUB): leaving them uninstantiated is normal.
     if (!isInMainFile(Context, function.getLocation()))
@@ -498,27 +492,14 @@ private:
 class ExtractorConsumer : public clang::ASTConsumer {
 public:
   ExtractorConsumer(clang::Preprocessor& preprocessor, TranslationUnitFacts& facts)
-      : Preprocessor(preprocessor), Facts(facts) {
-    Preprocessor.setTokenWatcher([this](const clang::Token& token) { watch(token); });
-  }
-  ~ExtractorConsumer() override { Preprocessor.setTokenWatcher(nullptr); }
+      : Preprocessor(preprocessor), Facts(facts) {}
 
   // Clang reads declarations: the bodies of the CUDA and C++ headers' ordinary functions (most of
   // what a parse reads) are skipped. Templates keep theirs, since instantiating them may
   // instantiate kernels; so do constexpr functions and deduced return types (Clang keeps those
-  // itself). Of the user's own functions, those only device code runs skip theirs
-  // (userDeviceBody), unless a skipped one launches a kernel.
+  // itself), and every function of the user's own files.
   bool shouldSkipFunctionBody(clang::Decl* decl) override {
-    const clang::SourceManager& sources = Preprocessor.getSourceManager();
-    if (skipsBodyOf(decl, sources))
-      return true;
-    // Skipped only where the watcher sees the body's tokens from its opening brace on: the
-    // parser stands on that brace, the last token lexed.
-    if (Facts.keepUserBodies || SkippedDepth != 0 || LastToken != clang::tok::l_brace ||
-        !userDeviceBody(decl, sources))
-      return false;
-    SkippedDepth = 1;
-    return true;
+    return skipsBodyOf(decl, Preprocessor.getSourceManager());
   }
 
   // The top-level declarations this parse read itself, not from a preamble (Preamble.h).
@@ -550,24 +531,6 @@ public:
 
 private:
   std::vector<clang::Decl*> LocalDecls;
-
-  // The parser skips a body by lexing its tokens, macros expanded, to the matching brace: a
-  // `<<<` among them is a kernel launched from device code, which needs the body parsed (for
-  // what it instantiates, and for Clang to say relocatable code is needed).
-  void watch(const clang::Token& token) {
-    if (SkippedDepth != 0) {
-      if (token.is(clang::tok::l_brace))
-        ++SkippedDepth;
-      else if (token.is(clang::tok::r_brace) || token.is(clang::tok::eof))
-        SkippedDepth = token.is(clang::tok::eof) ? 0 : SkippedDepth - 1;
-      else if (token.is(clang::tok::lesslessless))
-        Facts.skippedDeviceLaunch = true;
-    }
-    LastToken = token.getKind();
-  }
-
-  clang::tok::TokenKind LastToken = clang::tok::unknown;
-  unsigned SkippedDepth = 0; // braces open in the body being skipped; 0: none is
 
   void recordFilesRead(const clang::SourceManager& sources) {
     // The compatibility header and the fallback stand-ins are virtual: nothing to depend on.
@@ -624,18 +587,6 @@ bool deviceOnly(const clang::FunctionDecl& function) {
 }
 
 } // namespace
-
-bool userDeviceBody(const clang::Decl* decl, const clang::SourceManager& sources) {
-  const clang::FunctionDecl* function = decl->getAsFunction();
-  if (!function || function->isTemplateInstantiation() ||
-      llvm::isa<clang::CXXMethodDecl>(function) ||
-      function->getFriendObjectKind() != clang::Decl::FOK_None ||
-      function->getReturnType()->getContainedAutoType())
-    return false;
-  if (sources.isInSystemHeader(sources.getExpansionLoc(function->getLocation())))
-    return false;
-  return function->hasAttr<clang::CUDAGlobalAttr>() || deviceOnly(*function);
-}
 
 bool skipsBodyOf(const clang::Decl* decl, const clang::SourceManager& sources) {
   const clang::FunctionDecl* function = decl->getAsFunction();

@@ -45,10 +45,6 @@ struct TranslationUnitFacts {
   bool fromPreamble = false;     // the parse loaded a precompiled preamble (frontend/Preamble.h)
   // Set before the parse: the input declares kernels of a device image (FrontendOptions).
   bool declarationsOnly = false;
-  // Set before the parse: every body of the user's is parsed (userDeviceBody skips none).
-  bool keepUserBodies = false;
-  // A body the parse skipped launches a kernel (`<<<`): parse again keeping the user's bodies.
-  bool skippedDeviceLaunch = false;
 };
 
 std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstance& ci,
@@ -62,16 +58,5 @@ std::unique_ptr<clang::ASTConsumer> makeExtractorConsumer(clang::CompilerInstanc
 // functions' and deduced return types'. The precompiled preamble skips the same
 // (frontend/Preamble.h).
 bool skipsBodyOf(const clang::Decl* decl, const clang::SourceManager& sources);
-
-// Whether the parse also skips the body of `decl`, a function of the user's own files (not a
-// system header's) that only device code runs: a kernel, or a `__device__`-only function, not a
-// class member nor a friend (whose bodies Clang parses from tokens it kept) nor one with a deduced
-// return type. Kernels are launched and named from host code, so such a body instantiates no
-// kernel a launcher needs, except by a launch from device code, which the parse watches for (a
-// `<<<` in a skipped body parses the input again with every body). A kernel template's
-// instantiation keeps its declaration, which is all the extractor reads; what the body itself
-// instantiates (CUB's or CUTLASS's class templates: most of a template-heavy file's parse) is
-// never made. Clang's errors in such bodies were not shown anyway: nvcc is the compiler of record.
-bool userDeviceBody(const clang::Decl* decl, const clang::SourceManager& sources);
 
 } // namespace tlc

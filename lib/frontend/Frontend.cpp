@@ -418,14 +418,12 @@ void addAll(std::vector<std::string>& to, const std::vector<std::string>& more) 
 }
 
 // One parse of `input` under `commandLine`, with `preamble` loaded if there is one.
-// `keepUserBodies`: parse every body of the user's (userDeviceBody, Extractor.h).
-UnitOutcome parseOnce(const std::string& input, const FrontendOptions& options,
+UnitOutcome parseUnit(const std::string& input, const FrontendOptions& options,
                       const std::vector<std::string>& commandLine, const CudaToolkit& toolkit,
-                      const ParseView& view, const Preamble* preamble, bool keepUserBodies) {
+                      const ParseView& view, const Preamble* preamble) {
   UnitOutcome outcome;
   outcome.facts.input = input;
   outcome.facts.declarationsOnly = options.declarationsOnly;
-  outcome.facts.keepUserBodies = keepUserBodies;
   llvm::raw_string_ostream diagnosticsStream(outcome.diagnostics);
   // The text is printed later, in input order; a string stream has colors off unless told.
   diagnosticsStream.enable_colors(options.color);
@@ -453,19 +451,6 @@ UnitOutcome parseOnce(const std::string& input, const FrontendOptions& options,
     addAll(outcome.facts.libraryKernelTemplates, preamble->facts.libraryKernelTemplates);
   }
   return outcome;
-}
-
-// The parse of `input`: device-only bodies of the user's skipped (userDeviceBody, Extractor.h),
-// unless one launches a kernel (dynamic parallelism, rare), which then parses again with them, or
-// -v asks for Clang's view of every body (as remarks).
-UnitOutcome parseUnit(const std::string& input, const FrontendOptions& options,
-                      const std::vector<std::string>& commandLine, const CudaToolkit& toolkit,
-                      const ParseView& view, const Preamble* preamble) {
-  UnitOutcome outcome =
-      parseOnce(input, options, commandLine, toolkit, view, preamble, options.verbose);
-  if (!outcome.facts.skippedDeviceLaunch || outcome.preambleRefused)
-    return outcome;
-  return parseOnce(input, options, commandLine, toolkit, view, preamble, true);
 }
 
 // The preamble of `commandLine` at `stem` (preambleStem), made there first if it is not
