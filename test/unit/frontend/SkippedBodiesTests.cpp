@@ -4,6 +4,8 @@
 // user's code. Parsed from files in a scratch folder taken as a system folder.
 #include "TestSupport.h"
 
+#include "checks/Analysis.h"
+
 #include "frontend/Extractor.h"
 #include "support/Files.h"
 #include "toolchain/Toolchain.h"
@@ -23,6 +25,7 @@
 
 using namespace tlc;
 using namespace tlc::test;
+using Catch::Contains;
 
 namespace {
 
@@ -115,4 +118,28 @@ TEST_CASE("the parse skips the bodies of a system header's device-only templates
     REQUIRE(decisions.Skipped.count(name));
     CHECK(decisions.Skipped.at(name) == skipped);
   }
+}
+
+// What the user's device bodies say matters, so the parse reads them all (a parse that skipped
+// the bodies of kernels and device-only functions was tried, and lost both of these).
+
+TEST_CASE("a kernel template instance only a kernel's body names gets its launcher from the parse",
+          "[frontend]") {
+  Analysis analysis = analyzeOk({fixture("bodies/address_taken.cu")});
+  const Kernel& child = kernelNamed(analysis.module, "child<float>");
+  CHECK(child.launcher == "spawned_float"); // its TLC_NAME
+  REQUIRE(child.params.size() == 2);
+  CHECK(child.params[0].name == "p");
+  CHECK(child.params[1].name == "v");
+  REQUIRE(child.launchBounds);
+  CHECK(child.launchBounds->maxThreads == 64);
+}
+
+TEST_CASE("device definitions whose bodies differ between inputs are a conflict", "[frontend]") {
+  ToolRun run = runTlc({"check", fixture("bodies/inline_a.cu"), fixture("bodies/inline_b.cu")});
+  CHECK(run.exitCode == 1);
+  CHECK_THAT(run.err, Contains("inline_b.cu:2:23: error: device symbol '_Z4bumpi' (device "
+                               "function 'bump') has different definitions in "));
+  CHECK_THAT(run.err, Contains("inline_b.cu:6:17: error: device symbol '_Z4fillIiEvPT_' (kernel "
+                               "'fill') has different definitions in "));
 }
