@@ -682,10 +682,8 @@ struct StoredItem {
   uint64_t bytes;
   llvm::sys::TimePoint<> used;
 };
-} // namespace
 
-static std::vector<StoredItem> storedItems(const std::string& versionDir,
-                                           const std::string& preambleDir) {
+std::vector<StoredItem> storedItems(const std::string& versionDir, const std::string& preambleDir) {
   std::vector<StoredItem> items;
   for (const std::string& keyDir : subfolders(versionDir)) {
     if (llvm::sys::path::filename(keyDir) == "tmp")
@@ -698,6 +696,8 @@ static std::vector<StoredItem> storedItems(const std::string& versionDir,
                      preamble.stem, preamble.bytes, preamble.used});
   return items;
 }
+
+} // namespace
 
 llvm::Expected<CacheStats> BuildCache::stats() const {
   CacheStats stats;

@@ -90,19 +90,11 @@ std::string PathRelocation::realOrAbsolute(const std::string& path) const {
   if (folder.empty() || name == "." || name == ".." || name == "/" ||
       ::lstat(path.c_str(), &status) != 0 || S_ISLNK(status.st_mode))
     return uncachedRealOrAbsolute(path);
-  std::string realFolder;
-  {
-    std::lock_guard<std::mutex> lock(Folders->mutex);
-    auto known = Folders->known.find(folder.str());
-    if (known != Folders->known.end())
-      realFolder = known->second;
-  }
-  if (realFolder.empty()) {
-    realFolder = uncachedRealOrAbsolute(folder.str());
-    std::lock_guard<std::mutex> lock(Folders->mutex);
-    Folders->known.emplace(folder.str(), realFolder);
-  }
-  return realFolder == "/" ? "/" + name.str() : realFolder + "/" + name.str();
+  std::lock_guard<std::mutex> lock(Folders->mutex);
+  auto [known, added] = Folders->known.try_emplace(folder.str());
+  if (added)
+    known->second = uncachedRealOrAbsolute(folder.str());
+  return known->second == "/" ? "/" + name.str() : known->second + "/" + name.str();
 }
 
 std::string PathRelocation::path(const std::string& path) const {

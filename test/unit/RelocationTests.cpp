@@ -144,7 +144,7 @@ TEST_CASE("under a base folder paths are relative to the working folder, others 
   CHECK(relocation->path(base + "/src/include/linked.cuh") == "<cuda>/include/cuda.h");
   CHECK(relocation->path(base + "/alias/cuda.h") == "<cuda>/include/cuda.h");
   CHECK(relocation->path(base + "/src/include/../include/k.cuh") == relative);
-  PathRelocation copy = *relocation; // copies share what is known, and agree
+  PathRelocation copy = *relocation; // a copy agrees
   CHECK(copy.path(base + "/src/include/linked.cuh") == "<cuda>/include/cuda.h");
 
   // No base folder relocates nothing; one that is not a folder is an error.

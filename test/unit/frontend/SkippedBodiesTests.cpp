@@ -1,7 +1,8 @@
 // skipsBodyOf (frontend/Extractor.h): which function bodies the parse skips. A header's ordinary
 // functions and libstdc++'s special math templates are skipped; a template elsewhere in a system
 // header keeps its body (instantiating it may instantiate a kernel), and so does all of the
-// user's code. Parsed from files in a scratch folder taken as a system folder.
+// user's code. Parsed from files in a scratch folder taken as a system folder. Last, what the
+// user's bodies decide, which a parse skipping them would lose (test/fixtures/bodies).
 #include "TestSupport.h"
 
 #include "checks/Analysis.h"
