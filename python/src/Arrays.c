@@ -235,10 +235,10 @@ static void release_type(tlc_py_type_info* info) {
 }
 
 /* The cache's entry for `object`'s type, or NULL. */
-static tlc_py_type_info* cached_type(tlc_py_state* state, PyObject* object) {
+TLC_PY_HOT static tlc_py_type_info* cached_type(tlc_py_state* state, PyObject* object) {
   PyObject* type = (PyObject*)Py_TYPE(object);
   for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i)
-    if (state->types[i].type == type)
+    if (state->type_keys[i] == type)
       return &state->types[i];
   return NULL;
 }
@@ -256,12 +256,15 @@ static void classify(tlc_py_state* state, PyObject* object, tlc_py_type_info* in
       *info = learned;
       return;
     }
-    known = &state->types[state->next_type];
-    state->next_type = (state->next_type + 1) % TLC_PY_TYPE_CACHE;
+    int slot = state->next_type;
+    state->next_type = (slot + 1) % TLC_PY_TYPE_CACHE;
+    known = &state->types[slot];
+    state->type_keys[slot] = NULL;
     release_type(known);
     Py_INCREF(type);
     learned.type = type;
     *known = learned;
+    state->type_keys[slot] = type;
   }
   *info = *known;
   Py_XINCREF(info->type);
@@ -499,7 +502,7 @@ static int typestr_dtype(char order, char kind, unsigned size) {
 
 /* A DLPack dtype's element type (its lanes are elements of it). Sub-byte types are packed
    unless the producer flags them padded (DLPack 1.1). */
-static int dlpack_dtype(DLDataType type, uint64_t flags) {
+TLC_PY_HOT static int dlpack_dtype(DLDataType type, uint64_t flags) {
   unsigned bits = type.bits;
   int log2 = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 3 : -1;
   int padded = (flags & TLC_DLPACK_SUBBYTE_PADDED) != 0;
@@ -1169,6 +1172,51 @@ static int exchange_address(tlc_py_state* state, const tlc_py_where* where, PyOb
   }
   /* (The API's DLTensor carries no flags: it never says an array is read-only.) */
   *address = (void*)(uintptr_t)view.address;
+  Py_DECREF(capsule);
+  return result;
+}
+
+/* The call-site path's arrays: those of a type the cache knows to have DLPack's exchange API,
+   read as exchange_address reads them, and taken only where that read would succeed with this
+   address: CUDA memory on the launch's device, of an element type the parameter takes. Any
+   other outcome declines without an exception, and the general path reads the array again (the
+   API's read has no effect to repeat) and says what is wrong in its usual words. */
+TLC_PY_HOT int tlc_py_usual_array(tlc_py_state* state, PyObject* object, unsigned long long accepts,
+                                  tlc_py_defaults* defaults, void** address) {
+  const tlc_py_type_info* known = cached_type(state, object);
+  if (!known || !known->exchange)
+    return 1;
+  const struct tlc_dlpack_exchange_api* exchange = known->exchange;
+  PyObject* capsule = Py_NewRef(known->exchange_capsule); /* the table, while its code runs */
+  int result = 1;
+  DLTensor tensor;
+  if (exchange->dltensor_from_py_object_no_sync(object, &tensor) != 0) {
+    PyErr_Clear();
+    goto done;
+  }
+  int type = tensor.device.device_type;
+  int device = tensor.device.device_id;
+  uint64_t data = (uint64_t)(uintptr_t)tensor.data;
+  uint64_t start = 0;
+  if ((type != kDLCUDA && type != kDLCUDAManaged) || device < 0 ||
+      !(accepts & TLC_PY_ACCEPTS(dlpack_dtype(tensor.dtype, 0))) ||
+      __builtin_add_overflow(data, tensor.byte_offset, &start) ||
+      (defaults->device >= 0 && device != defaults->device))
+    goto done;
+  if (!defaults->stream_known) { /* the first array: it decides the stream */
+    void* current = NULL;
+    if (exchange->current_work_stream(kDLCUDA, device, &current) != 0) {
+      PyErr_Clear();
+      goto done;
+    }
+    defaults->stream_known = 1;
+    defaults->stream = (CUstream)current;
+  }
+  defaults->device = device;
+  defaults->array_seen = 1;
+  *address = (void*)(uintptr_t)start;
+  result = 0;
+done:
   Py_DECREF(capsule);
   return result;
 }

@@ -90,8 +90,29 @@ typedef struct tlc_py_strings {
   PyObject* dlpack_exchange_api; /* __dlpack_c_exchange_api__ */
 } tlc_py_strings;
 
+/* A call site's keyword layout (CallSites.c): how a call the general path accepted matched its
+   keyword names, so that the next call passing the same names (the same tuple object) maps its
+   arguments without matching them again. */
+#define TLC_PY_SITE_KEYWORDS 16 /* a site naming more keywords is not learned */
+#define TLC_PY_SITES 2          /* per launcher, the most recently learned first */
+typedef struct tlc_py_site {
+  PyObject* kwnames; /* the call's keyword names (a strong reference); NULL: a free slot */
+  Py_ssize_t nargs;  /* its positional arguments */
+  int keywords;      /* the tuple's size */
+  /* Per keyword: a parameter's index, or the parameter count plus an option's. */
+  unsigned short slots[TLC_PY_SITE_KEYWORDS];
+} tlc_py_site;
+
+typedef struct tlc_py_launcher_sites {
+  tlc_py_site sites[TLC_PY_SITES];
+  int usual; /* every parameter a pointer or one number: the call-site path can convert it */
+} tlc_py_launcher_sites;
+
 typedef struct tlc_py_state {
   const tlc_py_module* module;
+  tlc_py_launcher_sites* sites; /* one per launcher */
+  /* types[i].type, borrowed: a launch finds an argument's type in one cache line. */
+  PyObject* type_keys[TLC_PY_TYPE_CACHE];
   PyObject* error;     /* NAME.tlc.Error */
   PyObject** keywords; /* every launcher's parameter keywords, launcher after launcher */
   int* first_keyword;  /* per launcher: its first entry in `keywords` */
@@ -148,6 +169,17 @@ tlc_py_state* tlc_py_state_of(PyObject* module);
 /* TorchOps.cpp: _ext.register_torch_kernels(namespace, names, libraries). */
 PyObject* tlc_py_register_torch_kernels(PyObject* self, PyObject* args);
 
+/* CallSites.c: the call-site path. tlc_py_parse_site parses a call from a site learned before
+   when every argument comes in its usual form: 0, or 1 (nothing raised) where the general path
+   must parse the call. tlc_py_learn_site remembers the layout of a call the general path
+   accepted (`slots`: its keywords' matches). */
+int tlc_py_init_sites(tlc_py_state* state);
+void tlc_py_free_sites(tlc_py_state* state);
+int tlc_py_parse_site(tlc_py_state* state, int index, PyObject* const* args, Py_ssize_t nargs,
+                      PyObject* kwnames, tlc_py_call* call);
+void tlc_py_learn_site(tlc_py_state* state, int index, Py_ssize_t nargs, PyObject* kwnames,
+                       const unsigned short* slots, unsigned given);
+
 /* Arrays.c: a pointer argument's address (`writable`: the kernel may write through it;
    `accepts`: the element types it takes, TLC_PY_ACCEPTS_ANY for any) and a tensor-map
    argument's tensor; both apply what the first array decides (tlc_py_defaults). */
@@ -156,12 +188,23 @@ int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* obj
 int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor);
 
+/* An array argument in its usual form, for the call-site path: 0 with its address and the
+   defaults applied as the general path applies them, or 1 (nothing raised) for anything the
+   general path must read. */
+int tlc_py_usual_array(tlc_py_state* state, PyObject* object, unsigned long long accepts,
+                       tlc_py_defaults* defaults, void** address);
+
 /* Scalars.c: a scalar in the union member of its C type; a record's bytes; unsigned and float
    options. */
 int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object, tlc_py_value* value);
 int tlc_py_record(const tlc_py_where* where, unsigned size, PyObject* object, void* storage);
 int tlc_py_unsigned(const tlc_py_where* where, PyObject* object, unsigned long long max,
                     unsigned long long* value);
+/* The call-site path's numbers: an exact int within [0, max] (tlc_py_usual_unsigned), an exact
+   int, float or bool as `scalar` takes it (tlc_py_usual_scalar, not the pairs). 0, or 1 (nothing
+   raised) for anything else, which the general path converts or refuses. */
+int tlc_py_usual_unsigned(PyObject* object, unsigned long long max, unsigned long long* value);
+int tlc_py_usual_scalar(int scalar, PyObject* object, tlc_py_value* value);
 /* IEEE binary16 and bfloat16 bits of `value`, rounded to nearest even; -1 when a finite value
    is beyond the format's range. */
 int tlc_py_half_bits(double value, uint16_t* bits);
@@ -171,6 +214,11 @@ int tlc_py_bfloat16_bits(double value, uint16_t* bits);
    from the launch's own (.text.unlikely), so that a launch touches fewer cache lines of code
    (what the CUDA driver's work between two launches evicts). */
 #define TLC_PY_COLD __attribute__((cold))
+
+/* A function of a launch's own path (the call-site path's, and what every call passes through):
+   the compiler lays these out together (.text.hot), so that a launch, which finds its code
+   evicted by the driver's work since the last one, reads fewer cache lines of it. */
+#define TLC_PY_HOT __attribute__((hot))
 
 /* Errors: "launcher(): argument 'x' (float*) " + the message. Always returns -1. */
 TLC_PY_COLD int tlc_py_argument_error(PyObject* exception, const tlc_py_where* where,

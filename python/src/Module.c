@@ -51,7 +51,7 @@ static const char* const kScalarNames[] = {"bool", "i8",  "u8",  "i16",   "u16",
                                            "i32",  "u32", "i64", "u64",   "f16",
                                            "bf16", "f32", "f64", "f16x2", "bf16x2"};
 
-tlc_py_state* tlc_py_state_of(PyObject* module) {
+TLC_PY_HOT tlc_py_state* tlc_py_state_of(PyObject* module) {
   return (tlc_py_state*)PyModule_GetState(module);
 }
 
@@ -116,14 +116,15 @@ static PyObject* raise_status(tlc_py_state* state, tlc_status status) {
   return NULL;
 }
 
-PyObject* tlc_py_finish(PyObject* self, tlc_status status) {
+TLC_PY_HOT PyObject* tlc_py_finish(PyObject* self, tlc_status status) {
   if (status == TLC_SUCCESS)
     Py_RETURN_NONE;
   return raise_status(tlc_py_state_of(self), status);
 }
 
-PyObject* tlc_py_launch(PyObject* self, int launcher, PyObject* const* args, Py_ssize_t nargs,
-                        PyObject* kwnames, tlc_py_call* call, tlc_py_invoke invoke) {
+TLC_PY_HOT PyObject* tlc_py_launch(PyObject* self, int launcher, PyObject* const* args,
+                                   Py_ssize_t nargs, PyObject* kwnames, tlc_py_call* call,
+                                   tlc_py_invoke invoke) {
   if (tlc_py_parse(self, launcher, args, nargs, kwnames, call) < 0)
     return NULL;
   tlc_status status;
@@ -200,6 +201,7 @@ static void free_state(void* module) {
     for (int i = 0; i < count; ++i)
       Py_CLEAR(state->keywords[i]);
   }
+  tlc_py_free_sites(state);
   PyMem_Free(state->keywords);
   PyMem_Free(state->first_keyword);
   state->keywords = NULL;
@@ -219,10 +221,13 @@ static void free_state(void* module) {
   state->cupy_dtype_count = 0;
   for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i) {
     tlc_py_type_info* info = &state->types[i];
+    state->type_keys[i] = NULL;
     Py_CLEAR(info->type);
     Py_CLEAR(info->data_ptr);
     Py_CLEAR(info->get_device);
     Py_CLEAR(info->dtype);
+    Py_CLEAR(info->exchange_capsule);
+    info->exchange = NULL;
   }
   Py_CLEAR(state->empty_tuple);
   Py_CLEAR(state->dlpack_max_version);
@@ -311,7 +316,8 @@ static int init_keywords(tlc_py_state* state) {
   for (int i = 0; i < OPTION_COUNT; ++i)
     if (intern(&state->options[i], tlc_py_option_names[i]) < 0)
       return -1;
-  return init_strings(&state->strings) < 0 ? -1 : init_constants(state);
+  return init_strings(&state->strings) < 0 || init_constants(state) < 0 ? -1
+                                                                        : tlc_py_init_sites(state);
 }
 
 /* A pointer's accepted element types by name, in tlc_py_dtype order; None: any array. */

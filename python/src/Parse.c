@@ -64,10 +64,11 @@ TLC_PY_COLD static int missing_option(const tlc_py_launcher* launcher, int o) {
 }
 
 /* Matches the call's arguments to parameters (`arguments`) and options (`options`, with a bit
-   per option given in `given`). */
+   per option given in `given`); the first TLC_PY_SITE_KEYWORDS keywords' matches go into
+   `slots`, for the call-site path. */
 static int match_arguments(tlc_py_state* state, int index, PyObject* const* args, Py_ssize_t nargs,
                            PyObject* kwnames, PyObject** arguments, PyObject** options,
-                           unsigned* given) {
+                           unsigned* given, unsigned short* slots) {
   const tlc_py_launcher* launcher = &state->module->launchers[index];
   int count = launcher->param_count;
   if (nargs > count)
@@ -84,6 +85,8 @@ static int match_arguments(tlc_py_state* state, int index, PyObject* const* args
     int p = find_keyword(keywords, count, state->options, name);
     if (p < 0)
       return unexpected_keyword(launcher, name);
+    if (k < TLC_PY_SITE_KEYWORDS)
+      slots[k] = (unsigned short)p;
     if (p < count) {
       if (arguments[p])
         return duplicate(launcher->name, name);
@@ -302,13 +305,17 @@ static int convert_argument(tlc_py_state* state, const char* launcher, const tlc
   return -1;
 }
 
-int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t nargs,
-                 PyObject* kwnames, tlc_py_call* call) {
-  tlc_py_state* state = tlc_py_state_of(self);
+/* The general path: every form of every argument, with a message for what is wrong. Kept out of
+   line, apart from the call-site path's code. */
+__attribute__((noinline)) static int parse_call(tlc_py_state* state, int index,
+                                                PyObject* const* args, Py_ssize_t nargs,
+                                                PyObject* kwnames, tlc_py_call* call) {
   const tlc_py_launcher* launcher = &state->module->launchers[index];
   PyObject* options[OPTION_COUNT];
   unsigned given = 0;
-  if (match_arguments(state, index, args, nargs, kwnames, call->arguments, options, &given) < 0)
+  unsigned short slots[TLC_PY_SITE_KEYWORDS];
+  if (match_arguments(state, index, args, nargs, kwnames, call->arguments, options, &given, slots) <
+      0)
     return -1;
   tlc_py_defaults defaults = {-1, 0, 0, 0, NULL};
   if (parse_options(state, launcher->name, options, given, &call->config, &defaults) < 0)
@@ -329,5 +336,14 @@ int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t na
     call->config.device = defaults.device;
   if (!options[OPTION_STREAM] || options[OPTION_STREAM] == Py_None)
     call->config.stream = defaults.stream;
+  tlc_py_learn_site(state, index, nargs, kwnames, slots, given);
   return 0;
+}
+
+TLC_PY_HOT int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t nargs,
+                            PyObject* kwnames, tlc_py_call* call) {
+  tlc_py_state* state = tlc_py_state_of(self);
+  if (tlc_py_parse_site(state, index, args, nargs, kwnames, call) == 0)
+    return 0;
+  return parse_call(state, index, args, nargs, kwnames, call);
 }

@@ -163,10 +163,9 @@ static int as_bool(const tlc_py_where* where, PyObject* object, bool* value) {
   return 0;
 }
 
-static int as_float(const tlc_py_where* where, int scalar, PyObject* object, tlc_py_value* value) {
-  double number = 0;
-  if (as_double(where, object, &number) < 0)
-    return -1;
+/* `number` in the member of float type `scalar`: 0, or -1 (nothing raised) for a finite number
+   beyond the type's range. */
+TLC_PY_HOT static int store_float(int scalar, double number, tlc_py_value* value) {
   uint16_t bits = 0;
   switch (scalar) {
   case TLC_PY_F64:
@@ -174,20 +173,27 @@ static int as_float(const tlc_py_where* where, int scalar, PyObject* object, tlc
     return 0;
   case TLC_PY_F32:
     value->f32 = (float)number;
-    if (isinf(value->f32) && isfinite(number))
-      break;
-    return 0;
+    return isinf(value->f32) && isfinite(number) ? -1 : 0;
   case TLC_PY_F16:
     if (tlc_py_half_bits(number, &bits) < 0)
-      break;
+      return -1;
     value->f16.bits = bits;
     return 0;
   case TLC_PY_BF16:
     if (tlc_py_bfloat16_bits(number, &bits) < 0)
-      break;
+      return -1;
     value->bf16.bits = bits;
     return 0;
   }
+  return -1;
+}
+
+static int as_float(const tlc_py_where* where, int scalar, PyObject* object, tlc_py_value* value) {
+  double number = 0;
+  if (as_double(where, object, &number) < 0)
+    return -1;
+  if (store_float(scalar, number, value) == 0)
+    return 0;
   return tlc_py_argument_error(PyExc_OverflowError, where, "= %R is beyond %s's range", object,
                                kScalarTypeNames[scalar]);
 }
@@ -212,6 +218,54 @@ static int as_pair(const tlc_py_where* where, int scalar, PyObject* object, uint
   return 0;
 }
 
+/* The integer types' ranges, by tlc_py_scalar (bool: 0..1); the float types' are {0, 0}. */
+static const struct {
+  long long min;
+  unsigned long long max;
+} kIntegerRanges[] = {
+    {0, 1},          {INT8_MIN, INT8_MAX},   {0, UINT8_MAX},  {INT16_MIN, INT16_MAX},
+    {0, UINT16_MAX}, {INT32_MIN, INT32_MAX}, {0, UINT32_MAX}, {INT64_MIN, INT64_MAX},
+    {0, UINT64_MAX},
+};
+#define INTEGER_TYPES ((int)(sizeof kIntegerRanges / sizeof kIntegerRanges[0]))
+_Static_assert(TLC_PY_U64 + 1 == sizeof kIntegerRanges / sizeof kIntegerRanges[0],
+               "kIntegerRanges has a row per integer type, bool first");
+
+/* An integer within its type's range in the member of integer type `scalar` (`s` for the
+   signed types, `u` for the unsigned ones and bool). */
+TLC_PY_HOT static void store_integer(int scalar, long long s, unsigned long long u,
+                                     tlc_py_value* value) {
+  switch (scalar) {
+  case TLC_PY_BOOL:
+    value->b = u != 0;
+    break;
+  case TLC_PY_I8:
+    value->i8 = (int8_t)s;
+    break;
+  case TLC_PY_U8:
+    value->u8 = (uint8_t)u;
+    break;
+  case TLC_PY_I16:
+    value->i16 = (int16_t)s;
+    break;
+  case TLC_PY_U16:
+    value->u16 = (uint16_t)u;
+    break;
+  case TLC_PY_I32:
+    value->i32 = (int32_t)s;
+    break;
+  case TLC_PY_U32:
+    value->u32 = (uint32_t)u;
+    break;
+  case TLC_PY_I64:
+    value->i64 = (int64_t)s;
+    break;
+  case TLC_PY_U64:
+    value->u64 = (uint64_t)u;
+    break;
+  }
+}
+
 int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object, tlc_py_value* value) {
   long long s = 0;
   unsigned long long u = 0;
@@ -219,44 +273,17 @@ int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object, tlc_p
   case TLC_PY_BOOL:
     return as_bool(where, object, &value->b);
   case TLC_PY_I8:
-    if (integer_in_range(where, object, INT8_MIN, INT8_MAX, &s, NULL) < 0)
-      return -1;
-    value->i8 = (int8_t)s;
-    return 0;
   case TLC_PY_U8:
-    if (integer_in_range(where, object, 0, UINT8_MAX, NULL, &u) < 0)
-      return -1;
-    value->u8 = (uint8_t)u;
-    return 0;
   case TLC_PY_I16:
-    if (integer_in_range(where, object, INT16_MIN, INT16_MAX, &s, NULL) < 0)
-      return -1;
-    value->i16 = (int16_t)s;
-    return 0;
   case TLC_PY_U16:
-    if (integer_in_range(where, object, 0, UINT16_MAX, NULL, &u) < 0)
-      return -1;
-    value->u16 = (uint16_t)u;
-    return 0;
   case TLC_PY_I32:
-    if (integer_in_range(where, object, INT32_MIN, INT32_MAX, &s, NULL) < 0)
-      return -1;
-    value->i32 = (int32_t)s;
-    return 0;
   case TLC_PY_U32:
-    if (integer_in_range(where, object, 0, UINT32_MAX, NULL, &u) < 0)
-      return -1;
-    value->u32 = (uint32_t)u;
-    return 0;
   case TLC_PY_I64:
-    if (integer_in_range(where, object, INT64_MIN, INT64_MAX, &s, NULL) < 0)
-      return -1;
-    value->i64 = (int64_t)s;
-    return 0;
   case TLC_PY_U64:
-    if (integer_in_range(where, object, 0, UINT64_MAX, NULL, &u) < 0)
+    if (integer_in_range(where, object, kIntegerRanges[scalar].min, kIntegerRanges[scalar].max, &s,
+                         &u) < 0)
       return -1;
-    value->u64 = (uint64_t)u;
+    store_integer(scalar, s, u, value);
     return 0;
   case TLC_PY_F16:
   case TLC_PY_BF16:
@@ -271,6 +298,60 @@ int tlc_py_scalar(const tlc_py_where* where, int scalar, PyObject* object, tlc_p
   PyErr_Format(PyExc_SystemError, "%s(): argument '%s' has an unknown scalar type", where->launcher,
                where->argument);
   return -1;
+}
+
+/* ---- the call-site path ----------------------------------------------------------------- */
+
+TLC_PY_HOT int tlc_py_usual_unsigned(PyObject* object, unsigned long long max,
+                                     unsigned long long* value) {
+  if (!PyLong_CheckExact(object))
+    return 1;
+  unsigned long long number = PyLong_AsUnsignedLongLong(object);
+  if (number == (unsigned long long)-1 && PyErr_Occurred()) {
+    PyErr_Clear(); /* negative, or beyond 64 bits */
+    return 1;
+  }
+  if (number > max)
+    return 1;
+  *value = number;
+  return 0;
+}
+
+TLC_PY_HOT int tlc_py_usual_scalar(int scalar, PyObject* object, tlc_py_value* value) {
+  if (scalar < INTEGER_TYPES) {
+    if (scalar == TLC_PY_BOOL && (object == Py_True || object == Py_False)) {
+      value->b = object == Py_True;
+      return 0;
+    }
+    if (!PyLong_CheckExact(object))
+      return 1;
+    int overflow = 0;
+    long long s = PyLong_AsLongLongAndOverflow(object, &overflow);
+    if (overflow || (s == -1 && PyErr_Occurred())) {
+      PyErr_Clear(); /* a uint64 beyond INT64_MAX: the general path reads it */
+      return 1;
+    }
+    if (s < kIntegerRanges[scalar].min ||
+        (s >= 0 && (unsigned long long)s > kIntegerRanges[scalar].max))
+      return 1;
+    store_integer(scalar, s, (unsigned long long)s, value);
+    return 0;
+  }
+  if (scalar > TLC_PY_F64)
+    return 1; /* the pairs */
+  double number;
+  if (PyFloat_CheckExact(object)) {
+    number = PyFloat_AsDouble(object);
+  } else if (PyLong_CheckExact(object)) {
+    number = PyLong_AsDouble(object);
+    if (number == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear(); /* beyond a double's range */
+      return 1;
+    }
+  } else {
+    return 1;
+  }
+  return store_float(scalar, number, value) == 0 ? 0 : 1;
 }
 
 /* ---- structs by value ------------------------------------------------------------------- */

@@ -765,7 +765,9 @@ class Fuzzer:
         call = make_call(s, self.package, self.signatures)
         name, args, kwargs = call
         try:
-            getattr(self.package, name)(*args, **kwargs)
+            function = getattr(self.package, name)
+            if name != "saxpy" or not at_a_site(function, args, kwargs):
+                function(*args, **kwargs)
             outcome = "launched"
         except self.allowed as error:
             outcome = type(error).__name__
@@ -775,6 +777,23 @@ class Fuzzer:
             return "unexpected " + type(error).__name__ + ": " + str(error)[:300], call
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
         return outcome, call
+
+
+def at_a_site(function, args, kwargs):
+    """A call of saxpy's shape made from one of two fixed lines, which spell their keywords (the
+    same tuple of names on every call): once a call from a line succeeded, the binding reads the
+    next ones from that line on its call-site path (python/src/CallSites.c). Any other call is
+    made through **kwargs, which the general path reads. True where the call was made here."""
+    if len(args) != 4:
+        return False
+    y, x, a, n = args
+    if set(kwargs) == {"grid", "block"}:
+        function(y, x, a, n, grid=kwargs["grid"], block=kwargs["block"])
+        return True
+    if set(kwargs) == {"grid", "block", "stream"}:
+        function(y, x, a, n, block=kwargs["block"], stream=kwargs["stream"], grid=kwargs["grid"])
+        return True
+    return False
 
 
 def source_of(seed, index):

@@ -1329,5 +1329,266 @@ class DeviceTests(WithTorchStandIn):
         self.assertEqual(self.driver.launches(), [])
 
 
+
+class CallSiteTests(WithTorchStandIn):
+    """A call that spells its keywords passes the same tuple of keyword names every time: from a
+    line's second call on, the binding maps the arguments as it did the first time and reads
+    their usual forms (exact ints, floats and bools, None, tuples of ints, arrays of a type with
+    DLPack's exchange API) without the general path (python/src/CallSites.c). Every call of a
+    case comes from one of the *_site lines below; each checks that later calls launch with their
+    own values, and that any other value is read, or refused, exactly as the general path (a call
+    through **kwargs, whose names tuple is new each time) reads or refuses it."""
+
+    DEVICES = "9.0,9.0"
+
+    def setUp(self):
+        super().setUp()
+        self.api = harness.ExchangeAPI()
+        self.Fast = self.api.array_type(Tensor, "FastTensor")
+
+    # One line each: a call site. (Positional arguments spelled out: `f(*args, grid=...)` builds
+    # its keywords anew on every call, as **kwargs does.)
+    def saxpy_site(self, y, x, a, n, grid=4, block=128):
+        return self.package.saxpy(y, x, a, n, grid=grid, block=block)
+
+    def saxpy_keywords_site(self, y, x, a, n, grid, block, shared_mem=None, stream=None,
+                            device=None):
+        return self.package.saxpy(n=n, block=block, a=a, x=x, grid=grid, y=y,
+                                  shared_mem=shared_mem, stream=stream, device=device)
+
+    def saxpy_other_site(self, y, x, a, n):
+        return self.package.saxpy(y, x, n=n, a=a, block=64, grid=2)
+
+    def widths_site(self, *values):
+        b, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, out = values
+        return self.package.widths(b, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, out,
+                                   grid=1, block=32)
+
+    def halves_site(self, h, b, out):
+        return self.package.halves(h, b, out, grid=1, block=32)
+
+    def pairs_site(self, h, b, out):
+        return self.package.pairs(h, b, out, grid=1, block=32)
+
+    def outcome(self, call):
+        """What one call did: the launch the driver logged, or the exception's type and text."""
+        self.driver.clear()
+        try:
+            call()
+        except Exception as error:  # noqa: BLE001 - every kind is compared
+            return type(error).__name__, str(error)
+        return self.driver.only_launch()
+
+    def test_every_call_launches_its_own_values(self):
+        for call in range(4):
+            y, x = self.Fast(0x1000 + call * 0x100), self.Fast(0x8000 + call * 0x100)
+            self.driver.clear()
+            self.saxpy_site(y, x, 0.5 * call, 10 + call, grid=(call + 1, 2), block=32 * (call + 1))
+            launch = self.driver.only_launch()
+            self.assertEqual(launch["params"], [y.address, x.address, float_bits(0.5 * call),
+                                                10 + call])
+            self.assertEqual((launch["grid"], launch["block"]),
+                             ([call + 1, 2, 1], [32 * (call + 1), 1, 1]))
+            self.assertEqual((launch["stream"], launch["device"], launch["shared_bytes"]),
+                             (self.api.STREAM_BASE, 0, 0))
+        # Each call reads both tensors through the API and asks it for the stream once.
+        self.assertEqual(len(self.api.reads), 8)
+        self.assertEqual(self.api.stream_requests, [(harness.K_DL_CUDA, 0)] * 4)
+
+    def test_keywords_in_any_order_and_options(self):
+        for call in range(3):
+            y = self.Fast(0x1000 + call * 16, device=1)
+            stream = None if call == 0 else 0x55 + call
+            self.driver.clear()
+            self.saxpy_keywords_site(y, 0x20 + call, -1.0 * call, 7 + call, grid=(2, 3, 4),
+                                     block=call + 1, shared_mem=512 * call, stream=stream,
+                                     device=1)
+            launch = self.driver.only_launch()
+            self.assertEqual(launch["params"], [y.address, 0x20 + call, float_bits(-1.0 * call),
+                                                7 + call])
+            self.assertEqual((launch["grid"], launch["block"], launch["shared_bytes"]),
+                             ([2, 3, 4], [call + 1, 1, 1], 512 * call))
+            self.assertEqual((launch["stream"], launch["device"]),
+                             (self.api.STREAM_BASE + 1 if stream is None else stream, 1))
+        # Only the call without stream= asked the API for one.
+        self.assertEqual(self.api.stream_requests, [(harness.K_DL_CUDA, 1)])
+
+    def test_values_are_read_as_the_general_path_reads_them(self):
+        Fast = self.Fast
+
+        class Index:
+            def __index__(self):
+                return 7
+
+        class Real:
+            def __float__(self):
+                return 2.0
+
+        stream = type("Stream", (), {"cuda_stream": 0x77})()
+        cases = {
+            "tensors": ((Fast(0x1000), Fast(0x2000)), {}),
+            "a float64 tensor": ((Fast(0x1000, dtype="float64"), 0), {}),
+            "a CPU tensor": ((Fast(0x1000), Fast(0x2000, device=-1)), {}),
+            "a tensor the API cannot read": ((Fast(0x3000, fail=True), 0), {}),
+            "tensors on two devices": ((Fast(0x1000, device=1), Fast(0x2000, device=0)), {}),
+            "a tensor on device 1": ((0, Fast(0x2000, device=1)), {}),
+            "a torch tensor without the API": ((Tensor(0x7100), 0), {}),
+            "a CUDA array": ((CudaArray(0x7000), 0), {}),
+            "a DLPack array": ((DLPackArray(0x7200), 0), {}),
+            "None": ((None, None), {}),
+            "a negative address": ((-1, 0), {}),
+            "a 65-bit address": ((1 << 64, 0), {}),
+            "the largest address": (((1 << 64) - 1, 0), {}),
+            "a bool address": ((True, 0), {}),
+            "n = 2**31": ((0, 0, 1.0, 1 << 31), {}),
+            "n = -2**31 - 1": ((0, 0, 1.0, -(1 << 31) - 1), {}),
+            "n = -2**31": ((0, 0, 1.0, -(1 << 31)), {}),
+            "n = 2**70": ((0, 0, 1.0, 1 << 70), {}),
+            "n a bool": ((0, 0, 1.0, True), {}),
+            "n an index": ((0, 0, 1.0, Index()), {}),
+            "n a float": ((0, 0, 1.0, 1.5), {}),
+            "a an int": ((0, 0, 3), {}),
+            "a a huge int": ((0, 0, 1 << 1100), {}),
+            "a beyond float32": ((0, 0, 1e39), {}),
+            "a infinite": ((0, 0, math.inf), {}),
+            "a NaN": ((0, 0, math.nan), {}),
+            "a a real": ((0, 0, Real()), {}),
+            "a a string": ((0, 0, "1.0"), {}),
+            "grid a tuple": ((), {"grid": (2, 3, 4)}),
+            "grid a list": ((), {"grid": [2, 3]}),
+            "grid empty": ((), {"grid": ()}),
+            "grid of 4": ((), {"grid": (1, 1, 1, 1)}),
+            "grid negative": ((), {"grid": -1}),
+            "grid 2**32": ((), {"grid": 1 << 32}),
+            "grid 2**32 - 1": ((), {"grid": (1 << 32) - 1}),
+            "grid holding a bool": ((), {"grid": (2, True)}),
+            "grid holding a negative": ((), {"grid": (2, -3)}),
+            "block a bool": ((), {"block": True}),
+            "block None": ((), {"block": None}),
+            "block an index": ((), {"block": Index()}),
+        }
+        defaults = (0x10, 0x20, 1.0, 16)
+        for name, (given, options) in cases.items():
+            arguments = given + defaults[len(given):]
+            launch = dict(LAUNCH, **options)
+            with self.subTest(name):
+                self.saxpy_site(Fast(0x100), Fast(0x200), 1.0, 1)  # the site is known
+                at_site = self.outcome(lambda: self.saxpy_site(*arguments, **launch))
+                general = self.outcome(lambda: self.package.saxpy(*arguments, **launch))
+                self.assertEqual(at_site, general)
+        keyword_cases = {
+            "stream=None": {"stream": None},
+            "stream an int": {"stream": 0x99},
+            "stream an object": {"stream": stream},
+            "stream negative": {"stream": -1},
+            "shared_mem": {"shared_mem": 4096},
+            "shared_mem 2**32": {"shared_mem": 1 << 32},
+            "device 1": {"device": 1},
+            "device 0 for tensors on 1": {"device": 0},
+            "device negative": {"device": -1},
+        }
+        for name, options in keyword_cases.items():
+            with self.subTest(name):
+                y, x = Fast(0x100, device=1), Fast(0x200, device=1)
+                self.saxpy_keywords_site(y, x, 1.0, 1, 4, 128)  # the site is known
+                at_site = self.outcome(lambda: self.saxpy_keywords_site(y, x, 2.0, 3, 4, 128,
+                                                                        **options))
+                general = self.outcome(lambda: self.package.saxpy(
+                    n=3, block=128, a=2.0, x=x, grid=4, y=y, **options))
+                self.assertEqual(at_site, general)
+
+    def test_numbers_of_every_width(self):
+        widths = [
+            (True, -1, 255, -2, 65535, -3, 4294967295, -(1 << 63), (1 << 64) - 1, 1.5, -0.25, 0),
+            (False, 127, 0, 32767, 0, (1 << 31) - 1, 0, (1 << 63) - 1, 0, 3, 7, 0x10),
+            (0, -128, 1, -32768, 1, -(1 << 31), 1, -1, 1 << 63, -0.0, math.inf, None),
+            (1, 0, 0, 0, 0, 0, 0, 0, 0, 3.4e38, 1e308, 0),
+            (2, 128, 256, 32768, 65536, 1 << 31, 1 << 32, 1 << 63, 1 << 64, 1e39, 1.0, 0),
+            (1, -129, -1, -32769, -1, -(1 << 31) - 1, -1, -(1 << 63) - 1, -1, 1.0, 1.0, 0),
+            (1.0, 1.0, 1, 1, 1, 1, 1, 1, 1, "x", 1.0, 0),
+        ]
+        for values in widths:
+            with self.subTest(values):
+                self.widths_site(1, 0, 0, 0, 0, 0, 0, 0, 0, 0.0, 0.0, 0)  # the site is known
+                at_site = self.outcome(lambda: self.widths_site(*values))
+                general = self.outcome(lambda: self.package.widths(*values, **LAUNCH))
+                if not isinstance(general, tuple):  # the two calls' launch options differ
+                    general = dict(general, grid=[1, 1, 1], block=[32, 1, 1])
+                self.assertEqual(at_site, general)
+        for h, b in [(1.5, -2.5), (65504.0, 3.3895313892515355e38), (65520.0, 1.0), (6e-08, 1e-45),
+                     (math.nan, math.nan), (-0.0, math.inf), (3, 2), (1e300, 1e300)]:
+            with self.subTest(half=h, bfloat16=b):
+                self.halves_site(0.0, 0.0, 0)
+                at_site = self.outcome(lambda: self.halves_site(h, b, 0))
+                general = self.outcome(lambda: self.package.halves(h, b, 0, grid=1, block=32))
+                self.assertEqual(at_site, general)
+
+    def test_options_the_path_does_not_read(self):
+        for call in range(3):
+            with self.subTest(call=call):
+                at_site = self.outcome(lambda: self.package.saxpy(
+                    0x10, 0x20, 1.0, call, grid=4, block=32, cluster=(2, 1, 1), cooperative=True,
+                    programmatic_dependent_launch=call == 1))
+                general = self.outcome(lambda: self.package.saxpy(
+                    0x10, 0x20, 1.0, call, **dict(grid=4, block=32, cluster=(2, 1, 1),
+                                                  cooperative=True,
+                                                  programmatic_dependent_launch=call == 1)))
+                self.assertEqual(at_site, general)
+                self.assertEqual(at_site["function"], "cuLaunchKernelEx")
+
+    def test_a_launcher_taking_pairs_keeps_the_general_path(self):
+        for value in [(1.5, -2.0), [0.1, 3.0], (1.0,)]:
+            with self.subTest(value):
+                at_site = self.outcome(lambda: self.pairs_site(value, (1.0, 2.0), 0))
+                general = self.outcome(lambda: self.package.pairs(value, (1.0, 2.0), 0, grid=1,
+                                                                  block=32))
+                self.assertEqual(at_site, general)
+
+    def test_sites_of_one_launcher_take_turns(self):
+        """Sites of one launcher in turn: two alternating, as many as a launcher keeps, and now
+        and then a third, which takes the place of the one learned first."""
+        sites = {"a": (self.saxpy_site, [4, 1, 1], [128, 1, 1]),
+                 "b": (self.saxpy_other_site, [2, 1, 1], [64, 1, 1]),
+                 "c": (lambda *values: self.saxpy_keywords_site(*values, 3, 16), [3, 1, 1],
+                       [16, 1, 1])}
+        for call, name in enumerate("ababcababcacbcb"):
+            site, grid, block = sites[name]
+            y = self.Fast(0x1000 + call)
+            expected = [y.address, 0x30, float_bits(call), call]
+            with self.subTest(call=call, site=name):
+                self.driver.clear()
+                site(y, 0x30, float(call), call)
+                launch = self.driver.only_launch()
+                self.assertEqual((launch["params"], launch["grid"], launch["block"]),
+                                 (expected, grid, block))
+
+    def test_a_read_that_launches_from_other_sites(self):
+        """Reading an array may run Python that launches the same launcher from other lines,
+        which learn their sites in place of this one's: the call goes on with its own values."""
+        package = self.package
+        Evicting = self.api.array_type(Tensor, "Evicting")
+        fill = Evicting._exchange_fill
+
+        def evicting_fill(tensor, out):
+            if getattr(tensor, "evict", False):
+                package.saxpy(0x5000, 0x5100, 1.0, 1, grid=1, block=1)
+                package.saxpy(0x5200, 0x5300, a=1.0, n=1, grid=1, block=1)
+                package.saxpy(0x5400, x=0x5500, a=1.0, n=1, grid=1, block=1)
+            return fill(tensor, out)
+
+        Evicting._exchange_fill = evicting_fill
+        for call in range(3):
+            x = Evicting(0x9000 + call)
+            x.evict = call > 0
+            self.driver.clear()
+            self.saxpy_site(Evicting(0x8000 + call), x, 2.0, 5 + call, grid=7, block=96)
+            launches = self.driver.launches()
+            self.assertEqual([launch["params"][0] for launch in launches[:-1]],
+                             [0x5000, 0x5200, 0x5400] if call else [])
+            self.assertEqual(launches[-1]["params"], [0x8000 + call, 0x9000 + call,
+                                                      float_bits(2.0), 5 + call])
+            self.assertEqual((launches[-1]["grid"], launches[-1]["block"]), ([7, 1, 1],
+                                                                             [96, 1, 1]))
+
 if __name__ == "__main__":
     unittest.main()
