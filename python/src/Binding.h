@@ -95,12 +95,29 @@ typedef struct tlc_py_strings {
    arguments without matching them again. */
 #define TLC_PY_SITE_KEYWORDS 16 /* a site naming more keywords is not learned */
 #define TLC_PY_SITES 2          /* per launcher, the most recently learned first */
+#define TLC_PY_SITE_MEMO 8      /* the parameters whose last values a site remembers */
+#define TLC_PY_SITE_DECLINES 4  /* a site's calls the path declines before it stops trying */
+#define TLC_PY_SITE_RETRY 64
 typedef struct tlc_py_site {
   PyObject* kwnames; /* the call's keyword names (a strong reference); NULL: a free slot */
   Py_ssize_t nargs;  /* its positional arguments */
   int keywords;      /* the tuple's size */
+  /* Calls from here in a row that this path declined and the general path accepted (an array
+     without the exchange API, a list for a dimension...): from TLC_PY_SITE_DECLINES on, calls
+     from here go to the general path straight away, all but one in TLC_PY_SITE_RETRY (`skipped`
+     counts them), which tries this path again. */
+  int declined;
+  int skipped;
   /* Per keyword: a parameter's index, or the parameter count plus an option's. */
   unsigned short slots[TLC_PY_SITE_KEYWORDS];
+  /* The last value read here for each of the first parameters and for grid= and block=, by the
+     object it was read from: a strong reference to an exact int, float or bool, or to a tuple of
+     exact ints, none of which can change, so that the same object passed again is taken as
+     read. NULL: none. */
+  PyObject* memo[TLC_PY_SITE_MEMO];
+  tlc_py_value memo_values[TLC_PY_SITE_MEMO];
+  PyObject* dims_memo[2];
+  unsigned int dims[2][3];
 } tlc_py_site;
 
 typedef struct tlc_py_launcher_sites {

@@ -27,6 +27,12 @@ _Static_assert(OPTION_GRID < USUAL_OPTION_COUNT && OPTION_BLOCK < USUAL_OPTION_C
                    OPTION_SHARED_MEM < USUAL_OPTION_COUNT && OPTION_STREAM < USUAL_OPTION_COUNT,
                "the usual options lead LaunchOptions.h's list");
 
+/* The bits of a site's remembered values (tlc_py_parse_site): one per parameter, then grid=
+   and block=. */
+#define GRID_REMEMBERED (1u << TLC_PY_SITE_MEMO)
+#define BLOCK_REMEMBERED (1u << (TLC_PY_SITE_MEMO + 1))
+_Static_assert(TLC_PY_SITE_MEMO + 2 <= 32, "a bit per remembered value in an unsigned");
+
 /* Whether every parameter of `launcher` is one this path converts: a pointer, or a number that
    is not a pair. */
 static int usual_parameters(const tlc_py_launcher* launcher) {
@@ -52,35 +58,59 @@ int tlc_py_init_sites(tlc_py_state* state) {
   return 0;
 }
 
+/* Drops what a site holds. */
+static void release_site(tlc_py_site* site) {
+  Py_CLEAR(site->kwnames);
+  for (int p = 0; p < TLC_PY_SITE_MEMO; ++p)
+    Py_CLEAR(site->memo[p]);
+  for (int d = 0; d < 2; ++d)
+    Py_CLEAR(site->dims_memo[d]);
+}
+
 void tlc_py_free_sites(tlc_py_state* state) {
   if (!state->sites)
     return;
   for (int i = 0; i < state->module->launcher_count; ++i)
     for (int s = 0; s < TLC_PY_SITES; ++s)
-      Py_CLEAR(state->sites[i].sites[s].kwnames);
+      release_site(&state->sites[i].sites[s]);
   PyMem_Free(state->sites);
   state->sites = NULL;
+}
+
+/* The site `kwnames` and `nargs` name among the launcher's, or NULL. */
+TLC_PY_HOT static tlc_py_site* find_site(tlc_py_launcher_sites* launcher, PyObject* kwnames,
+                                         Py_ssize_t nargs) {
+  for (int s = 0; s < TLC_PY_SITES; ++s)
+    if (launcher->sites[s].kwnames == kwnames && launcher->sites[s].nargs == nargs)
+      return &launcher->sites[s];
+  return NULL;
 }
 
 void tlc_py_learn_site(tlc_py_state* state, int index, Py_ssize_t nargs, PyObject* kwnames,
                        const unsigned short* slots, unsigned given) {
   tlc_py_launcher_sites* launcher = &state->sites[index];
   tlc_py_site* sites = launcher->sites;
-  if (!kwnames || !launcher->usual || (given & ~USUAL_OPTIONS) ||
-      (sites[0].kwnames == kwnames && sites[0].nargs == nargs))
-    return; /* not one for this path, or known already (the path declined a value) */
+  if (!kwnames || !launcher->usual || (given & ~USUAL_OPTIONS))
+    return; /* not one for this path */
+  tlc_py_site* known = find_site(launcher, kwnames, nargs);
+  if (known) { /* the path declined a value the general path accepted */
+    if (known->declined < TLC_PY_SITE_DECLINES)
+      ++known->declined;
+    return;
+  }
   Py_ssize_t keywords = PyTuple_Size(kwnames);
   if (keywords > TLC_PY_SITE_KEYWORDS)
     return;
-  /* The newest first; the oldest goes. Its tuple is released last: releasing runs no Python
-     code for a tuple of strings, but the slots are settled before anything can run. */
-  PyObject* oldest = sites[TLC_PY_SITES - 1].kwnames;
+  /* The newest first; the oldest goes. What it holds is released last: releasing runs no
+     Python code for the objects a site holds, but the sites are settled before anything could. */
+  tlc_py_site oldest = sites[TLC_PY_SITES - 1];
   memmove(&sites[1], &sites[0], (TLC_PY_SITES - 1) * sizeof sites[0]);
+  memset(&sites[0], 0, sizeof sites[0]);
   sites[0].kwnames = Py_NewRef(kwnames);
   sites[0].nargs = nargs;
   sites[0].keywords = (int)keywords;
   memcpy(sites[0].slots, slots, (size_t)keywords * sizeof slots[0]);
-  Py_XDECREF(oldest);
+  release_site(&oldest);
 }
 
 /* A launch dimension in its usual form: an exact int, or an exact tuple of 1 to 3 of them. */
@@ -106,14 +136,12 @@ TLC_PY_HOT static int usual_dim3(PyObject* value, unsigned int out[3]) {
   return 0;
 }
 
-/* The options a site may give, into `config` and `defaults` as parse_options reads them (None
-   for shared_mem, stream or device is as if not given), after the arguments. */
-TLC_PY_HOT static int usual_options(PyObject* const* options, tlc_config* config, tlc_py_defaults* defaults) {
-  /* A learned site gives grid= and block=: the general path accepts no call without them. */
+/* The options a site may give but the launch dimensions, into `config` and `defaults` as
+   parse_options reads them (None for shared_mem, stream or device is as if not given), after the
+   arguments. */
+TLC_PY_HOT static int usual_options(PyObject* const* options, tlc_config* config,
+                                    tlc_py_defaults* defaults) {
   unsigned long long value = 0;
-  if (usual_dim3(options[OPTION_GRID], config->grid) != 0 ||
-      usual_dim3(options[OPTION_BLOCK], config->block) != 0)
-    return 1;
   PyObject* shared = options[OPTION_SHARED_MEM];
   if (shared && shared != Py_None) {
     if (tlc_py_usual_unsigned(shared, 0xFFFFFFFFull, &value) != 0)
@@ -137,6 +165,36 @@ TLC_PY_HOT static int usual_options(PyObject* const* options, tlc_config* config
   return 0;
 }
 
+/* Whether a value read from `object` holds for as long as the object lives: an exact int, float
+   or bool, or None (a launch dimension's tuple of exact ints is checked where it is read). */
+static int unchanging(PyObject* object) {
+  return PyLong_CheckExact(object) || PyFloat_CheckExact(object) || PyBool_Check(object) ||
+         object == Py_None;
+}
+
+/* Remembers the values read now (`fresh`: bits as `remembered` has them) at `site`, found again
+   after the arguments were read. Releasing what it held before runs no Python code: the objects
+   it holds are ints, floats and tuples of ints. */
+static void remember(tlc_py_site* site, unsigned fresh, PyObject* const* arguments,
+                     const tlc_py_value* values, PyObject* const* options,
+                     const tlc_config* config) {
+  for (; fresh; fresh &= fresh - 1) {
+    int bit = __builtin_ctz(fresh);
+    PyObject* old;
+    if (bit < TLC_PY_SITE_MEMO) {
+      old = site->memo[bit];
+      site->memo[bit] = Py_NewRef(arguments[bit]);
+      site->memo_values[bit] = values[bit];
+    } else {
+      int d = bit - TLC_PY_SITE_MEMO;
+      old = site->dims_memo[d];
+      site->dims_memo[d] = Py_NewRef(options[d]);
+      memcpy(site->dims[d], d ? config->block : config->grid, sizeof site->dims[d]);
+    }
+    Py_XDECREF(old);
+  }
+}
+
 /* What parse_options leaves in a config before the options: zeros, its size, and a window's
    hit ratio of 1 (no window is given here). Field by field: GCC makes a memset or a copy of the
    whole a `rep stos`, which takes longer to start than these stores take. */
@@ -155,8 +213,9 @@ TLC_PY_HOT static void usual_config(tlc_config* config) {
   config->l2_persist_hit_ratio = 1.0f;
 }
 
-TLC_PY_HOT static int usual_argument(tlc_py_state* state, const tlc_py_param* param, PyObject* object,
-                          tlc_py_value* value, tlc_py_defaults* defaults) {
+TLC_PY_HOT static int usual_argument(tlc_py_state* state, const tlc_py_param* param,
+                                     PyObject* object, tlc_py_value* value,
+                                     tlc_py_defaults* defaults) {
   if (param->kind == TLC_PY_SCALAR)
     return tlc_py_usual_scalar(param->scalar, object, value);
   if (object == Py_None) {
@@ -173,22 +232,20 @@ TLC_PY_HOT static int usual_argument(tlc_py_state* state, const tlc_py_param* pa
   return tlc_py_usual_array(state, object, param->accepts, defaults, &value->pointer);
 }
 
-/* The site `kwnames` and `nargs` name among the launcher's, or NULL. */
-TLC_PY_HOT static const tlc_py_site* find_site(const tlc_py_launcher_sites* launcher, PyObject* kwnames,
-                                    Py_ssize_t nargs) {
-  for (int s = 0; s < TLC_PY_SITES; ++s)
-    if (launcher->sites[s].kwnames == kwnames && launcher->sites[s].nargs == nargs)
-      return &launcher->sites[s];
-  return NULL;
-}
-
-TLC_PY_HOT int tlc_py_parse_site(tlc_py_state* state, int index, PyObject* const* args, Py_ssize_t nargs,
-                      PyObject* kwnames, tlc_py_call* call) {
+TLC_PY_HOT int tlc_py_parse_site(tlc_py_state* state, int index, PyObject* const* args,
+                                 Py_ssize_t nargs, PyObject* kwnames, tlc_py_call* call) {
   if (!kwnames)
     return 1; /* grid= and block= are keywords: the general path says they are missing */
-  const tlc_py_site* site = find_site(&state->sites[index], kwnames, nargs);
+  tlc_py_site* site = find_site(&state->sites[index], kwnames, nargs);
   if (!site)
     return 1;
+  if (site->declined >= TLC_PY_SITE_DECLINES) {
+    if (++site->skipped < TLC_PY_SITE_RETRY)
+      return 1;
+    site->skipped = site->declined = 0; /* the site's arguments may have changed kind */
+  }
+  int declined = site->declined;
+  _Static_assert(OPTION_GRID == 0 && OPTION_BLOCK == 1, "dims_memo is grid's, then block's");
   const tlc_py_launcher* launcher = &state->module->launchers[index];
   int count = launcher->param_count;
   PyObject** arguments = call->arguments;
@@ -206,23 +263,59 @@ TLC_PY_HOT int tlc_py_parse_site(tlc_py_state* state, int index, PyObject* const
     else
       return 1; /* not learned (tlc_py_learn_site): checked where it would be written */
   }
-  /* The arguments before the options, so that a call whose array this path declines (one of a
-     type without the exchange API) costs the least here. The general path reads the options
-     first; what they decide for the arrays is applied here as it would be: a stream given
-     asks no array for one, and a device given must be the arrays'. */
-  PyObject* stream = options[OPTION_STREAM];
-  tlc_py_defaults defaults = {-1, 0, stream && stream != Py_None, 0, NULL};
-  for (int p = 0; p < count; ++p)
-    if (usual_argument(state, &launcher->params[p], arguments[p], &call->values[p], &defaults) !=
-        0)
-      return 1;
   tlc_config* config = &call->config;
   usual_config(config);
+  /* Values remembered: compared while the site is as it was found, before anything has run. */
+  int memo_count = count < TLC_PY_SITE_MEMO ? count : TLC_PY_SITE_MEMO;
+  unsigned remembered = 0;
+  for (int p = 0; p < memo_count; ++p)
+    if (arguments[p] == site->memo[p]) {
+      call->values[p] = site->memo_values[p];
+      remembered |= 1u << p;
+    }
+  if (options[OPTION_GRID] == site->dims_memo[0]) {
+    memcpy(config->grid, site->dims[0], sizeof config->grid);
+    remembered |= GRID_REMEMBERED;
+  }
+  if (options[OPTION_BLOCK] == site->dims_memo[1]) {
+    memcpy(config->block, site->dims[1], sizeof config->block);
+    remembered |= BLOCK_REMEMBERED;
+  }
+  /* A learned site gives grid= and block= (the general path accepts no call without them). They
+     are read first, as the general path reads them, so that a site whose dimensions are lists
+     declines before its arrays are read. */
+  if ((!(remembered & GRID_REMEMBERED) && usual_dim3(options[OPTION_GRID], config->grid) != 0) ||
+      (!(remembered & BLOCK_REMEMBERED) && usual_dim3(options[OPTION_BLOCK], config->block) != 0))
+    return 1;
+  /* The arguments before the other options, so that a call whose array this path declines (one
+     of a type without the exchange API) costs the least here. The general path reads the
+     options first; what they decide for the arrays is applied here as it would be: a stream
+     given asks no array for one, and a device given must be the arrays'. */
+  PyObject* stream = options[OPTION_STREAM];
+  tlc_py_defaults defaults = {-1, 0, stream && stream != Py_None, 0, NULL};
+  unsigned fresh = 0; /* values read now from objects that cannot change: to remember */
+  for (int p = 0; p < count; ++p) {
+    if (p < memo_count && (remembered & (1u << p)))
+      continue;
+    if (usual_argument(state, &launcher->params[p], arguments[p], &call->values[p], &defaults) != 0)
+      return 1;
+    if (p < memo_count && unchanging(arguments[p]))
+      fresh |= 1u << p;
+  }
   if (usual_options(options, config, &defaults) != 0)
     return 1;
   if (defaults.device >= 0)
     config->device = defaults.device;
   if (!options[OPTION_STREAM] || options[OPTION_STREAM] == Py_None)
     config->stream = defaults.stream;
+  fresh |= ~remembered & (GRID_REMEMBERED | BLOCK_REMEMBERED); /* read, and of exact types */
+  if (fresh || declined) {
+    /* Found again: reading an array may have run code that made the launcher learn others. */
+    site = find_site(&state->sites[index], kwnames, nargs);
+    if (site) {
+      site->declined = 0; /* only declines in a row stop the path */
+      remember(site, fresh, arguments, call->values, options, config);
+    }
+  }
   return 0;
 }

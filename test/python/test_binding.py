@@ -1370,6 +1370,16 @@ class CallSiteTests(WithTorchStandIn):
     def pairs_site(self, h, b, out):
         return self.package.pairs(h, b, out, grid=1, block=32)
 
+    def forget_saxpy_sites(self):
+        """Calls saxpy from four lines of their own, so that it learns them in place of every
+        site it kept (it keeps two): the sites above start again as new, whatever the tests
+        before did there."""
+        for _ in range(2):
+            self.package.saxpy(0, 0, 1.0, 1, shared_mem=0, grid=1, block=1)
+            self.package.saxpy(0, 0, 1.0, 1, stream=0, grid=1, block=1)
+            self.package.saxpy(0, 0, 1.0, 1, device=0, grid=1, block=1)
+            self.package.saxpy(0, 0, 1.0, 1, grid=1, block=1, shared_mem=0)
+
     def outcome(self, call):
         """What one call did: the launch the driver logged, or the exception's type and text."""
         self.driver.clear()
@@ -1394,6 +1404,61 @@ class CallSiteTests(WithTorchStandIn):
         # Each call reads both tensors through the API and asks it for the stream once.
         self.assertEqual(len(self.api.reads), 8)
         self.assertEqual(self.api.stream_requests, [(harness.K_DL_CUDA, 0)] * 4)
+
+    def test_the_same_objects_again(self):
+        """A site remembers the values it read from ints, floats and tuples of ints, which cannot
+        change; arrays and lists can, and are read on every call."""
+        self.forget_saxpy_sites()
+        y, x = self.Fast(0x1000), self.Fast(0x2000)
+        grid, block = (3, 2), (64, 2)
+        a, n = 1.5, 1 << 40 >> 20  # objects of their own, not the interpreter's shared small ints
+        for call in range(4):
+            y.address = 0x1000 + call * 0x10  # the same tensor object, holding other memory
+            self.driver.clear()
+            self.saxpy_site(y, x, a, n, grid=grid, block=block)
+            launch = self.driver.only_launch()
+            self.assertEqual(launch["params"], [0x1000 + call * 0x10, 0x2000, float_bits(a), n])
+            self.assertEqual((launch["grid"], launch["block"]), ([3, 2, 1], [64, 2, 1]))
+            self.assertEqual(launch["stream"], self.api.STREAM_BASE)
+        self.assertEqual(len(self.api.reads), 8)
+        self.assertEqual(len(self.api.stream_requests), 4)
+        sizes = [2, 2]
+        for call in range(3):
+            sizes[0] = call + 1  # the same list, holding another size
+            self.driver.clear()
+            # A site of its own (block= before grid=): its list never lets the path take it, so
+            # that the site stops trying after four calls, which the sites above must not do.
+            self.package.saxpy(y, x, a, n, block=block, grid=sizes)
+            self.assertEqual(self.driver.only_launch()["grid"], [call + 1, 2, 1])
+
+    def test_a_site_whose_arrays_the_path_declines(self):
+        """A tensor its exchange API cannot read (its methods can) is read once more where the
+        path tries it than where it does not: the general path reads a known type's tensor through
+        the API twice before its methods. After four such calls in a row a site goes to the
+        general path straight away, and tries again one call in 64; a call the path takes between
+        two declines starts the count again."""
+        failing = self.Fast(0x3000, fail=True)
+
+        def reads_of(calls, tensor=failing):
+            reads = []
+            for _ in range(calls):
+                before = len(self.api.reads)
+                # A site of its own: no other line passes these keyword names (equal tuples of
+                # constants are one object in a module).
+                self.package.saxpy(tensor, 0, 1.0, n=1, grid=4, block=128)
+                reads.append(len(self.api.reads) - before)
+            return reads
+
+        self.assertEqual(reads_of(72), [1] + [3] * 4 + [2] * 63 + [3] * 4)
+        self.assertEqual(self.driver.launches()[-1]["params"][0], 0x3000)
+        # Tensors the path takes: the general path's until the next try, which takes one.
+        self.assertEqual(reads_of(64, self.Fast(0x4000)), [1] * 64)
+        self.assertEqual(self.driver.launches()[-1]["params"][0], 0x4000)
+        # Declines with calls the path takes between them never reach four in a row.
+        pattern = []
+        for _ in range(4):
+            pattern += reads_of(3) + reads_of(1, self.Fast(0x5000))
+        self.assertEqual(pattern, [3, 3, 3, 1] * 4)
 
     def test_keywords_in_any_order_and_options(self):
         for call in range(3):
@@ -1468,6 +1533,7 @@ class CallSiteTests(WithTorchStandIn):
             "block an index": ((), {"block": Index()}),
         }
         defaults = (0x10, 0x20, 1.0, 16)
+        self.forget_saxpy_sites()
         for name, (given, options) in cases.items():
             arguments = given + defaults[len(given):]
             launch = dict(LAUNCH, **options)
