@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Fuzzes the Python binding's argument parsing (python/src/Parse.c, Arrays.c, Scalars.c): the
-launchers of test/python's module (pykernels, every kind of parameter) called with random
-arguments and launch options against the fake CUDA driver, in a child process, so that a crash of
-the interpreter is seen and its call is kept.
+"""Fuzzes the Python binding's argument parsing (python/src/Parse.c, CallSites.c, Arrays.c,
+Scalars.c): the launchers of test/python's module (pykernels, every kind of parameter) called
+with random arguments and launch options against the fake CUDA driver, in a child process, so
+that a crash of the interpreter is seen and its call is kept.
 
 usage: test/fuzz/python_args.py [--seconds S] [--calls N] [--seed N] [--strict]
                                 [--engine random|atheris] [--artifacts DIR] [--replay SEED:INDEX]
