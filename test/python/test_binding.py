@@ -40,6 +40,20 @@ class Pair(ctypes.Structure):
                 ("third", ctypes.c_double)]
 
 
+class Index:
+    """A number that is not an int but gives one (__index__), as a NumPy integer does."""
+
+    def __index__(self):
+        return 7
+
+
+class Real:
+    """A number that is not a float but gives one (__float__), as a NumPy float does."""
+
+    def __float__(self):
+        return 2.0
+
+
 def float_bits(value):
     return struct.unpack("<I", struct.pack("<f", value))[0]
 
@@ -763,14 +777,6 @@ class LaunchTests(unittest.TestCase):
                                   0x9000])
 
     def test_numpy_like_scalars_through_their_protocols(self):
-        class Index:
-            def __index__(self):
-                return 7
-
-        class Real:
-            def __float__(self):
-                return 2.0
-
         self.package.saxpy(Index(), 0, Real(), Index(), **LAUNCH)
         self.assertEqual(self.driver.only_launch()["params"], [7, 0, float_bits(2.0), 7])
 
@@ -1480,15 +1486,6 @@ class CallSiteTests(WithTorchStandIn):
 
     def test_values_are_read_as_the_general_path_reads_them(self):
         Fast = self.Fast
-
-        class Index:
-            def __index__(self):
-                return 7
-
-        class Real:
-            def __float__(self):
-                return 2.0
-
         stream = type("Stream", (), {"cuda_stream": 0x77})()
         cases = {
             "tensors": ((Fast(0x1000), Fast(0x2000)), {}),
