@@ -1025,6 +1025,18 @@ done:
 
 /* ---- DLPack's C exchange API ----------------------------------------------------------- */
 
+/* After a read that failed where another way may read the array instead: whether the exception
+   it left is not the array's to answer and goes on to the caller (an interrupt, an exit, memory
+   exhausted); any other is cleared. */
+static int passes_on(void) {
+  if (PyErr_Occurred() &&
+      (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) ||
+       PyErr_ExceptionMatches(PyExc_SystemExit) || PyErr_ExceptionMatches(PyExc_MemoryError)))
+    return 1;
+  PyErr_Clear();
+  return 0;
+}
+
 /* The array through its type's exchange API: one C call fills a DLTensor view (torch: no
    Python call, where data_ptr(), get_device() and dtype are three). Where the type has another
    way too (torch's methods, __dlpack__), only what that way would accept is taken from here
@@ -1041,8 +1053,7 @@ static int read_exchange(const tlc_py_where* where, PyObject* object,
                               : tlc_py_argument_error(PyExc_TypeError, where,
                                                       "has a __dlpack_c_exchange_api__ that "
                                                       "could not read it");
-    PyErr_Clear();
-    return 1;
+    return passes_on() ? -1 : 1;
   }
   int type = tensor.device.device_type;
   int dtype = dlpack_dtype(tensor.dtype, 0);
@@ -1118,8 +1129,12 @@ static int read_array(tlc_py_state* state, const tlc_py_where* where, PyObject* 
   int first = !defaults->array_seen;
   int kind = info->kind;
   int result = -1;
-  if (info->exchange && kind != ARRAY_EXCHANGE &&
-      read_exchange(where, object, info->exchange, request, 1, view) == 0) {
+  int exchanged = info->exchange && kind != ARRAY_EXCHANGE
+                      ? read_exchange(where, object, info->exchange, request, 1, view)
+                      : 1;
+  if (exchanged < 0)
+    return -1;
+  if (exchanged == 0) {
     kind = ARRAY_EXCHANGE;
     result = 0;
   } else {
@@ -1178,20 +1193,29 @@ static int exchange_address(tlc_py_state* state, const tlc_py_where* where, PyOb
 
 /* The call-site path's arrays: those of a type the cache knows to have DLPack's exchange API,
    read as exchange_address reads them, and taken only where that read would succeed with this
-   address: CUDA memory on the launch's device, of an element type the parameter takes. Any
-   other outcome declines without an exception, and the general path reads the array again (the
-   API's read has no effect to repeat) and says what is wrong in its usual words. */
+   address: CUDA memory on the launch's device, of an element type the parameter takes. A read
+   of the API that fails with an exception the general path would raise from it raises it here
+   (-1), so that a failure that would not repeat is not lost; any other outcome declines without
+   an exception (1), and the general path reads the array again (the API's read has no effect to
+   repeat) and says what is wrong in its usual words. */
 TLC_PY_HOT int tlc_py_usual_array(tlc_py_state* state, PyObject* object, unsigned long long accepts,
                                   tlc_py_defaults* defaults, void** address) {
   const tlc_py_type_info* known = cached_type(state, object);
   if (!known || !known->exchange)
     return 1;
   const struct tlc_dlpack_exchange_api* exchange = known->exchange;
+  int only_way = known->kind == ARRAY_EXCHANGE;
   PyObject* capsule = Py_NewRef(known->exchange_capsule); /* the table, while its code runs */
   int result = 1;
   DLTensor tensor;
   if (exchange->dltensor_from_py_object_no_sync(object, &tensor) != 0) {
-    PyErr_Clear();
+    /* The exception the general path would raise from this read: for a type the API is the
+       only way to read, any; for one with another way, only those it does not clear. Without
+       one, the general path reads again and words the failure. */
+    if (PyErr_Occurred() && (only_way || passes_on()))
+      result = -1;
+    else
+      PyErr_Clear();
     goto done;
   }
   int type = tensor.device.device_type;
@@ -1206,7 +1230,8 @@ TLC_PY_HOT int tlc_py_usual_array(tlc_py_state* state, PyObject* object, unsigne
   if (!defaults->stream_known) { /* the first array: it decides the stream */
     void* current = NULL;
     if (exchange->current_work_stream(kDLCUDA, device, &current) != 0) {
-      PyErr_Clear();
+      if (PyErr_Occurred())
+        result = -1; /* as the general path raises it */
       goto done;
     }
     defaults->stream_known = 1;

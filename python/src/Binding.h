@@ -120,8 +120,15 @@ typedef struct tlc_py_site {
   unsigned int dims[2][3];
 } tlc_py_site;
 
+/* The keyword tuples of the launcher's last calls that the general path accepted, held: a
+   tuple is learned as a site the second time it is seen, so that the new tuple each call
+   through **kwargs builds (seen once, never again) does not take a site's place. */
+#define TLC_PY_SITES_SEEN 4
+
 typedef struct tlc_py_launcher_sites {
   tlc_py_site sites[TLC_PY_SITES];
+  PyObject* seen[TLC_PY_SITES_SEEN]; /* strong references; NULL: free */
+  int next_seen;                     /* the entry the next tuple seen takes */
   int usual; /* every parameter a pointer or one number: the call-site path can convert it */
 } tlc_py_launcher_sites;
 
@@ -187,9 +194,10 @@ tlc_py_state* tlc_py_state_of(PyObject* module);
 PyObject* tlc_py_register_torch_kernels(PyObject* self, PyObject* args);
 
 /* CallSites.c: the call-site path. tlc_py_parse_site parses a call from a site learned before
-   when every argument comes in its usual form: 0, or 1 (nothing raised) where the general path
-   must parse the call. tlc_py_learn_site remembers the layout of a call the general path
-   accepted (`slots`: its keywords' matches). */
+   when every argument comes in its usual form: 0; 1 (nothing raised) where the general path
+   must parse the call; -1 with the exception an array's framework raised that the general path
+   would raise too. tlc_py_learn_site remembers the layout of a call the general path accepted
+   (`slots`: its keywords' matches). */
 int tlc_py_init_sites(tlc_py_state* state);
 void tlc_py_free_sites(tlc_py_state* state);
 int tlc_py_parse_site(tlc_py_state* state, int index, PyObject* const* args, Py_ssize_t nargs,
@@ -206,8 +214,9 @@ int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_p
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor);
 
 /* An array argument in its usual form, for the call-site path: 0 with its address and the
-   defaults applied as the general path applies them, or 1 (nothing raised) for anything the
-   general path must read. */
+   defaults applied as the general path applies them, 1 (nothing raised) for anything the
+   general path must read, or -1 with the exception the framework's read raised where the
+   general path would raise it too. */
 int tlc_py_usual_array(tlc_py_state* state, PyObject* object, unsigned long long accepts,
                        tlc_py_defaults* defaults, void** address);
 

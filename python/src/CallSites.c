@@ -3,18 +3,20 @@
  *
  * A call that spells its keywords (`f(x, y, n, 1.0, grid=g, block=32)`) passes the same tuple of
  * keyword names every time: the interpreter keeps it among the calling code's constants. Once
- * the general path (Parse.c) has accepted a call, its launcher remembers how that call's keywords
- * matched, holding the tuple so that its address names that site alone; a later call passing
- * the same tuple and as many positional arguments matches the same way, and only its values are
- * read here. Calls through `**kwargs` build a new tuple each time and always take the general
- * path.
+ * the general path (Parse.c) has accepted two calls passing one tuple, their launcher remembers
+ * how its keywords matched, holding the tuple so that its address names that site alone; a later
+ * call passing the same tuple and as many positional arguments matches the same way, and only
+ * its values are read here. Calls through `**kwargs` build a new tuple each time, which is never
+ * seen twice: they always take the general path, and take no site's place.
  *
  * The values are read here only in their usual forms: exact ints, floats and bools, None,
  * tuples of ints for dimensions, and arrays of a type whose DLPack exchange API the binding knows
  * (torch tensors from torch 2.10 on). Anything else, and any value the general path would refuse
  * or read differently, declines the whole call: nothing is raised, and the general path parses it
- * from the start and explains what is wrong. So this path never decides otherwise than the
- * general one; it only decides sooner. */
+ * from the start and explains what is wrong. The one exception raised here is one an array's
+ * framework raised from a read, which the general path would raise from the same read (a read
+ * that would not fail twice must not be lost by reading it again). So this path never decides
+ * otherwise than the general one; it only decides sooner. */
 #include "Binding.h"
 
 #include <string.h>
@@ -70,9 +72,12 @@ static void release_site(tlc_py_site* site) {
 void tlc_py_free_sites(tlc_py_state* state) {
   if (!state->sites)
     return;
-  for (int i = 0; i < state->module->launcher_count; ++i)
+  for (int i = 0; i < state->module->launcher_count; ++i) {
     for (int s = 0; s < TLC_PY_SITES; ++s)
       release_site(&state->sites[i].sites[s]);
+    for (int s = 0; s < TLC_PY_SITES_SEEN; ++s)
+      Py_CLEAR(state->sites[i].seen[s]);
+  }
   PyMem_Free(state->sites);
   state->sites = NULL;
 }
@@ -84,6 +89,19 @@ TLC_PY_HOT static tlc_py_site* find_site(tlc_py_launcher_sites* launcher, PyObje
     if (launcher->sites[s].kwnames == kwnames && launcher->sites[s].nargs == nargs)
       return &launcher->sites[s];
   return NULL;
+}
+
+/* Whether `kwnames` is among the tuples the launcher's last accepted calls passed; if not, it
+   is now, in place of the oldest (released last: a tuple of strings runs no code as it goes). */
+static int seen_before(tlc_py_launcher_sites* launcher, PyObject* kwnames) {
+  for (int s = 0; s < TLC_PY_SITES_SEEN; ++s)
+    if (launcher->seen[s] == kwnames)
+      return 1;
+  PyObject* oldest = launcher->seen[launcher->next_seen];
+  launcher->seen[launcher->next_seen] = Py_NewRef(kwnames);
+  launcher->next_seen = (launcher->next_seen + 1) % TLC_PY_SITES_SEEN;
+  Py_XDECREF(oldest);
+  return 0;
 }
 
 void tlc_py_learn_site(tlc_py_state* state, int index, Py_ssize_t nargs, PyObject* kwnames,
@@ -99,7 +117,7 @@ void tlc_py_learn_site(tlc_py_state* state, int index, Py_ssize_t nargs, PyObjec
     return;
   }
   Py_ssize_t keywords = PyTuple_Size(kwnames);
-  if (keywords > TLC_PY_SITE_KEYWORDS)
+  if (keywords > TLC_PY_SITE_KEYWORDS || !seen_before(launcher, kwnames))
     return;
   /* The newest first; the oldest goes. What it holds is released last: releasing runs no
      Python code for the objects a site holds, but the sites are settled before anything could. */
@@ -137,8 +155,7 @@ TLC_PY_HOT static int usual_dim3(PyObject* value, unsigned int out[3]) {
 }
 
 /* The options a site may give but the launch dimensions, into `config` and `defaults` as
-   parse_options reads them (None for shared_mem, stream or device is as if not given), after the
-   arguments. */
+   parse_options reads them (None for shared_mem, stream or device is as if not given). */
 TLC_PY_HOT static int usual_options(PyObject* const* options, tlc_config* config,
                                     tlc_py_defaults* defaults) {
   unsigned long long value = 0;
@@ -153,14 +170,16 @@ TLC_PY_HOT static int usual_options(PyObject* const* options, tlc_config* config
     if (tlc_py_usual_unsigned(stream, UINT64_MAX, &value) != 0)
       return 1;
     config->stream = (CUstream)(uintptr_t)value;
+    defaults->stream_known = 1;
+    defaults->stream = config->stream;
   }
   PyObject* device = options[OPTION_DEVICE];
   if (device && device != Py_None) {
-    if (tlc_py_usual_unsigned(device, 0x7FFFFFFFull, &value) != 0 ||
-        (defaults->array_seen && defaults->device != (int)value))
-      return 1; /* an array on another device: the general path refuses it */
+    if (tlc_py_usual_unsigned(device, 0x7FFFFFFFull, &value) != 0)
+      return 1;
     config->device = (int)value;
     defaults->device = (int)value;
+    defaults->device_given = 1;
   }
   return 0;
 }
@@ -242,7 +261,9 @@ TLC_PY_HOT int tlc_py_parse_site(tlc_py_state* state, int index, PyObject* const
   if (site->declined >= TLC_PY_SITE_DECLINES) {
     if (++site->skipped < TLC_PY_SITE_RETRY)
       return 1;
-    site->skipped = site->declined = 0; /* the site's arguments may have changed kind */
+    /* One try: the site's arguments may have changed kind. A decline stops it again. */
+    site->skipped = 0;
+    site->declined = TLC_PY_SITE_DECLINES - 1;
   }
   int declined = site->declined;
   _Static_assert(OPTION_GRID == 0 && OPTION_BLOCK == 1, "dims_memo is grid's, then block's");
@@ -281,29 +302,26 @@ TLC_PY_HOT int tlc_py_parse_site(tlc_py_state* state, int index, PyObject* const
     memcpy(config->block, site->dims[1], sizeof config->block);
     remembered |= BLOCK_REMEMBERED;
   }
-  /* A learned site gives grid= and block= (the general path accepts no call without them). They
-     are read first, as the general path reads them, so that a site whose dimensions are lists
-     declines before its arrays are read. */
+  /* The options first, as the general path reads them: a call it refuses for an option is
+     refused before any array is read, and what the options decide for the arrays (a stream
+     given asks none for one, a device given must be theirs) is known when they are read. A
+     learned site gives grid= and block= (the general path accepts no call without them). */
+  tlc_py_defaults defaults = {-1, 0, 0, 0, NULL};
   if ((!(remembered & GRID_REMEMBERED) && usual_dim3(options[OPTION_GRID], config->grid) != 0) ||
-      (!(remembered & BLOCK_REMEMBERED) && usual_dim3(options[OPTION_BLOCK], config->block) != 0))
+      (!(remembered & BLOCK_REMEMBERED) && usual_dim3(options[OPTION_BLOCK], config->block) != 0) ||
+      usual_options(options, config, &defaults) != 0)
     return 1;
-  /* The arguments before the other options, so that a call whose array this path declines (one
-     of a type without the exchange API) costs the least here. The general path reads the
-     options first; what they decide for the arrays is applied here as it would be: a stream
-     given asks no array for one, and a device given must be the arrays'. */
-  PyObject* stream = options[OPTION_STREAM];
-  tlc_py_defaults defaults = {-1, 0, stream && stream != Py_None, 0, NULL};
   unsigned fresh = 0; /* values read now from objects that cannot change: to remember */
   for (int p = 0; p < count; ++p) {
     if (p < memo_count && (remembered & (1u << p)))
       continue;
-    if (usual_argument(state, &launcher->params[p], arguments[p], &call->values[p], &defaults) != 0)
-      return 1;
+    int read =
+        usual_argument(state, &launcher->params[p], arguments[p], &call->values[p], &defaults);
+    if (read != 0)
+      return read;
     if (p < memo_count && unchanging(arguments[p]))
       fresh |= 1u << p;
   }
-  if (usual_options(options, config, &defaults) != 0)
-    return 1;
   if (defaults.device >= 0)
     config->device = defaults.device;
   if (!options[OPTION_STREAM] || options[OPTION_STREAM] == Py_None)

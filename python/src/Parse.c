@@ -343,7 +343,8 @@ __attribute__((noinline)) static int parse_call(tlc_py_state* state, int index,
 TLC_PY_HOT int tlc_py_parse(PyObject* self, int index, PyObject* const* args, Py_ssize_t nargs,
                             PyObject* kwnames, tlc_py_call* call) {
   tlc_py_state* state = tlc_py_state_of(self);
-  if (tlc_py_parse_site(state, index, args, nargs, kwnames, call) == 0)
-    return 0;
+  int parsed = tlc_py_parse_site(state, index, args, nargs, kwnames, call);
+  if (parsed <= 0)
+    return parsed;
   return parse_call(state, index, args, nargs, kwnames, call);
 }

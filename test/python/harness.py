@@ -9,7 +9,9 @@ pykernels into), TLC_TEST_LIBCUDA (the fake driver), TLC_FAKE_LOG (fake_log.c's 
 import ctypes
 import json
 import os
+import subprocess
 import sys
+import sysconfig
 import types
 
 MODULES = os.environ["TLC_PYTHON_MODULES"]
@@ -326,6 +328,25 @@ TORCH_DTYPES = {name: DType(name) for name in [
     "bfloat16", "float32", "float64", "complex32", "complex64", "complex128", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
     "qint8", "quint4x2", "bits8", "uint4"]}
+
+
+def raising_exchange():
+    """test/python/raising_exchange.c as an extension module of this interpreter (compiled into
+    TLC_TEST_SCRATCH), imported: an array type whose exchange API raises what a test asks."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    folder = os.path.join(os.environ.get("TLC_TEST_SCRATCH", "/tmp"), "raising_exchange")
+    os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, "raising_exchange" + sysconfig.get_config_var("EXT_SUFFIX"))
+    subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+                    "-shared", "-fPIC", "-I", sysconfig.get_paths()["include"],
+                    "-I", os.path.join(os.path.dirname(os.path.dirname(here)), "python", "src"),
+                    os.path.join(here, "raising_exchange.c"), "-o", target], check=True)
+    sys.path.insert(0, folder)
+    try:
+        import raising_exchange
+    finally:
+        sys.path.remove(folder)
+    return raising_exchange
 
 
 class TorchStandIn:

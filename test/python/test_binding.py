@@ -1440,9 +1440,11 @@ class CallSiteTests(WithTorchStandIn):
     def test_a_site_whose_arrays_the_path_declines(self):
         """A tensor its exchange API cannot read (its methods can) is read once more where the
         path tries it than where it does not: the general path reads a known type's tensor through
-        the API twice before its methods. After four such calls in a row a site goes to the
-        general path straight away, and tries again one call in 64; a call the path takes between
-        two declines starts the count again."""
+        the API twice before its methods. A line's first two calls go the general way (the
+        second makes it a site). After four declines in a row a site goes to the general path
+        straight away, and tries again one call in 64; a call the path takes between two
+        declines starts the count again. Calls through **kwargs between a line's calls change
+        none of it."""
         failing = self.Fast(0x3000, fail=True)
 
         def reads_of(calls, tensor=failing):
@@ -1455,7 +1457,7 @@ class CallSiteTests(WithTorchStandIn):
                 reads.append(len(self.api.reads) - before)
             return reads
 
-        self.assertEqual(reads_of(72), [1] + [3] * 4 + [2] * 63 + [3] * 4)
+        self.assertEqual(reads_of(72), [1, 2] + [3] * 4 + [2] * 63 + [3] + [2] * 2)
         self.assertEqual(self.driver.launches()[-1]["params"][0], 0x3000)
         # Tensors the path takes: the general path's until the next try, which takes one.
         self.assertEqual(reads_of(64, self.Fast(0x4000)), [1] * 64)
@@ -1465,6 +1467,67 @@ class CallSiteTests(WithTorchStandIn):
         for _ in range(4):
             pattern += reads_of(3) + reads_of(1, self.Fast(0x5000))
         self.assertEqual(pattern, [3, 3, 3, 1] * 4)
+        # Another line, with calls through **kwargs between its calls: they build new keyword
+        # names every time, and none takes the line's place (seen once, never learned).
+        failing = self.api.array_type(Tensor, "Other")(0x6000, fail=True)
+        interleaved = []
+        for _ in range(8):
+            before = len(self.api.reads)
+            # (Keyword names in an order no other line of this file uses: equal tuples of
+            # constants are one object in a module.)
+            self.package.saxpy(failing, n=1, x=0, a=1.0, block=128, grid=4)
+            interleaved.append(len(self.api.reads) - before)
+            self.package.saxpy(0, 0, **{"a": 1.0, "n": 1, "grid": 4, "block": 128})
+        self.assertEqual(interleaved, [1, 2, 3, 3, 3, 3, 2, 2])
+
+    def test_what_a_frameworks_read_raises(self):
+        """An exception a framework's exchange API raises from a read is raised where the general
+        path raises it (a type the API is the only way to read; for one with another way, an
+        interrupt, an exit or memory exhausted), though the read would not fail again: at a
+        site as through **kwargs. Any other, for a type with another way, is cleared and the
+        array read again (here the API's read, which succeeds the second time)."""
+        raising = harness.raising_exchange()
+
+        class Both(raising.Array):  # the API, and __cuda_array_interface__ besides
+            __dlpack_c_exchange_api__ = raising.capsule
+            __cuda_array_interface__ = property(lambda self: interface(0x9900))
+
+        def at_site(array):
+            # Keyword names in an order no other line of this file uses (a site of its own).
+            return self.package.saxpy(array, x=0, n=1, a=1.0, grid=4, block=128)
+
+        def general(array):
+            return self.package.saxpy(array, 0, 1.0, 1, **LAUNCH)
+
+        for kind, exception, expected in [(raising.Array, ValueError, ValueError),
+                                          (raising.Array, KeyboardInterrupt, KeyboardInterrupt),
+                                          (Both, KeyboardInterrupt, KeyboardInterrupt),
+                                          (Both, MemoryError, MemoryError),
+                                          (Both, ValueError, 0x1000)]:
+            for call in (at_site, general):
+                with self.subTest(kind=kind.__name__, exception=exception, call=call.__name__):
+                    array = kind(0x1000)
+                    for _ in range(3):  # a site, known
+                        call(array)
+                    array.raise_once(exception)
+                    self.driver.clear()
+                    if isinstance(expected, int):  # read again
+                        call(array)
+                        self.assertEqual(self.driver.only_launch()["params"][0], expected)
+                    else:
+                        with self.assertRaisesRegex(expected, "could not read it"):
+                            call(array)
+                        self.assertEqual(self.driver.launches(), [])
+        for call in (at_site, general):
+            with self.subTest(stream=call.__name__):
+                array = raising.Array(0x1000)
+                for _ in range(3):
+                    call(array)
+                raising.stream_raises_once(RuntimeError)
+                self.driver.clear()
+                with self.assertRaisesRegex(RuntimeError, "no current stream"):
+                    call(array)
+                self.assertEqual(self.driver.launches(), [])
 
     def test_keywords_in_any_order_and_options(self):
         for call in range(3):
@@ -1556,9 +1619,16 @@ class CallSiteTests(WithTorchStandIn):
                 self.saxpy_keywords_site(y, x, 1.0, 1, 4, 128)  # the site is known
                 at_site = self.outcome(lambda: self.saxpy_keywords_site(y, x, 2.0, 3, 4, 128,
                                                                         **options))
+                reads = len(self.api.reads)
                 general = self.outcome(lambda: self.package.saxpy(
                     n=3, block=128, a=2.0, x=x, grid=4, y=y, **options))
                 self.assertEqual(at_site, general)
+                if name in ("shared_mem 2**32", "stream negative", "device negative"):
+                    # Refused for an option before any array is read, on both paths.
+                    self.assertEqual(len(self.api.reads), reads)
+                    at_reads = len(self.api.reads)
+                    self.outcome(lambda: self.saxpy_keywords_site(y, x, 2.0, 3, 4, 128, **options))
+                    self.assertEqual(len(self.api.reads), at_reads)
 
     def test_numbers_of_every_width(self):
         widths = [
