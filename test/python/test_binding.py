@@ -1338,7 +1338,7 @@ class DeviceTests(WithTorchStandIn):
 
 class CallSiteTests(WithTorchStandIn):
     """A call that spells its keywords passes the same tuple of keyword names every time: from a
-    line's second call on, the binding maps the arguments as it did the first time and reads
+    line's third call on, the binding maps the arguments as the general path matched them and reads
     their usual forms (exact ints, floats and bools, None, tuples of ints, arrays of a type with
     DLPack's exchange API) without the general path (python/src/CallSites.c). Every call of a
     case comes from one of the *_site lines below; each checks that later calls launch with their
