@@ -114,7 +114,8 @@ PyMODINIT_FUNC PyInit_raising_exchange(void) {
     return NULL;
   PyObject* capsule = PyCapsule_New(&api, "dlpack_exchange_api", NULL);
   PyObject* module = capsule ? PyModule_Create(&definition) : NULL;
-  if (!module || PyDict_SetItemString(ArrayType.tp_dict, "__dlpack_c_exchange_api__", capsule) < 0 ||
+  if (!module ||
+      PyDict_SetItemString(ArrayType.tp_dict, "__dlpack_c_exchange_api__", capsule) < 0 ||
       PyModule_AddObjectRef(module, "Array", (PyObject*)&ArrayType) < 0 ||
       PyModule_AddObjectRef(module, "capsule", capsule) < 0) {
     Py_XDECREF(capsule);
