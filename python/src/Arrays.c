@@ -234,6 +234,13 @@ static void release_type(tlc_py_type_info* info) {
   info->exchange = NULL;
 }
 
+void tlc_py_release_types(tlc_py_state* state) {
+  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i) {
+    state->type_keys[i] = NULL;
+    release_type(&state->types[i]);
+  }
+}
+
 /* The cache's entry for `object`'s type, or NULL. */
 TLC_PY_HOT static tlc_py_type_info* cached_type(tlc_py_state* state, PyObject* object) {
   PyObject* type = (PyObject*)Py_TYPE(object);
@@ -1212,10 +1219,8 @@ TLC_PY_HOT int tlc_py_usual_array(tlc_py_state* state, PyObject* object, unsigne
     /* The exception the general path would raise from this read: for a type the API is the
        only way to read, any; for one with another way, only those it does not clear. Without
        one, the general path reads again and words the failure. */
-    if (PyErr_Occurred() && (only_way || passes_on()))
+    if (only_way ? PyErr_Occurred() != NULL : passes_on())
       result = -1;
-    else
-      PyErr_Clear();
     goto done;
   }
   int type = tensor.device.device_type;

@@ -213,6 +213,9 @@ int tlc_py_address(tlc_py_state* state, const tlc_py_where* where, PyObject* obj
 int tlc_py_tensor(tlc_py_state* state, const tlc_py_where* where, const tlc_py_param* param,
                   PyObject* object, tlc_py_defaults* defaults, tlc_tensor* tensor);
 
+/* Drops what the per-type cache holds (the module's teardown). */
+void tlc_py_release_types(tlc_py_state* state);
+
 /* An array argument in its usual form, for the call-site path: 0 with its address and the
    defaults applied as the general path applies them, 1 (nothing raised) for anything the
    general path must read, or -1 with the exception the framework's read raised where the

@@ -219,16 +219,7 @@ static void free_state(void* module) {
   for (int i = 0; i < state->cupy_dtype_count; ++i)
     Py_CLEAR(state->cupy_dtypes[i]);
   state->cupy_dtype_count = 0;
-  for (int i = 0; i < TLC_PY_TYPE_CACHE; ++i) {
-    tlc_py_type_info* info = &state->types[i];
-    state->type_keys[i] = NULL;
-    Py_CLEAR(info->type);
-    Py_CLEAR(info->data_ptr);
-    Py_CLEAR(info->get_device);
-    Py_CLEAR(info->dtype);
-    Py_CLEAR(info->exchange_capsule);
-    info->exchange = NULL;
-  }
+  tlc_py_release_types(state);
   Py_CLEAR(state->empty_tuple);
   Py_CLEAR(state->dlpack_max_version);
   for (int i = 0; i < state->torch_dtype_count; ++i)
