@@ -577,10 +577,17 @@ SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value) {
        "-fsave-optimization-record", "-foptimization-record-file", "-ftime-trace"}};
   // The host compiler's options that run or load a program: a wrapper around each of its steps,
   // a plugin (gcc's, clang's), spec files (which rewrite the commands it runs), the folder its
-  // own programs (cc1, as, ld) are taken from.
+  // own programs (cc1, as, ld) are taken from, clang's compiler-proper options (`-Xclang -load`),
+  // and a response file (`@FILE`), whose options tlc never sees.
   static const Outputs hostPrograms = {
-      {"-wrapper", "-specs", "--specs", "-B", "--prefix"},
-      {"-wrapper", "-fplugin", "-fpass-plugin", "-specs", "--specs", "-B", "--prefix"}};
+      {"-wrapper", "-specs", "--specs", "-B", "--prefix", "-Xclang"},
+      {"-wrapper", "-fplugin", "-fpass-plugin", "-specs", "--specs", "-B", "--prefix", "-Xclang",
+       "@"}};
+  // The host compiler's options that read a file as source: the parse never reads it, so none
+  // of tlc's checks of what it reads (a FIFO, a device, a file changed meanwhile) stands before
+  // the compiler; tlc's own -include reaches both.
+  static const Outputs hostSources = {{"-include", "-imacros", "--include", "--imacros"},
+                                      {"-include", "-imacros", "--include=", "--imacros="}};
   static const Outputs ptxas = {{"-o", "--output-file", "-optf", "--options-file"},
                                 {"-o", "--output-file", "-optf", "--options-file"}};
   static const Outputs nvlink = {{"-o", "--output-file", "-optf", "--options-file",
@@ -600,15 +607,25 @@ SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value) {
     for (llvm::StringRef part : llvm::split(rest, ','))
       if (subToolOutput(option, part).writes)
         return {true, false, false};
+  // gcc reads a `--NAME` it has no long option for as `-fNAME` (its option_map's last rule):
+  // `--plugin=x.so` is `-fplugin=x.so`, `--dump-tree-all` is `-fdump-tree-all`.
+  std::string asGccReadsIt =
+      outputs == &host && value.starts_with("--") ? "-f" + value.drop_front(2).str() : "";
   auto matches = [&](const Outputs& list) {
-    return llvm::any_of(list.prefixes,
-                        [&](llvm::StringRef prefix) { return value.starts_with(prefix); });
+    return llvm::any_of(list.prefixes, [&](llvm::StringRef prefix) {
+      return value.starts_with(prefix) ||
+             (!asGccReadsIt.empty() && llvm::StringRef(asGccReadsIt).starts_with(prefix));
+    });
   };
   found.takesNext = llvm::is_contained(outputs->separate, value);
   found.writes = found.takesNext || matches(*outputs);
   if (outputs == &host && !found.writes) {
     found.takesNext = llvm::is_contained(hostPrograms.separate, value);
     found.runs = found.takesNext || matches(hostPrograms);
+  }
+  if (outputs == &host && !found.writes && !found.runs) {
+    found.takesNext = llvm::is_contained(hostSources.separate, value);
+    found.reads = found.takesNext || matches(hostSources);
   }
   return found;
 }
@@ -760,17 +777,20 @@ private:
         continue;
       }
       SubToolOutput output = subToolOutput(option, value);
-      if (output.writes || output.runs) {
+      if (output.writes || output.runs || output.reads) {
         std::string tool = option.is("--compiler-options") ? "the host compiler"
                            : option.is("--ptxas-options")  ? "ptxas"
                                                            : "nvlink";
         std::string why =
-            output.writes
+            output.writes ? "'" + value + "' makes " + tool +
+                                " write a file of its choosing; tlc chooses where tools write"
+            : output.runs
                 ? "'" + value + "' makes " + tool +
-                      " write a file of its choosing; tlc chooses where tools write"
-                : "'" + value + "' makes " + tool +
                       " run or load a program of its choosing (a wrapper, a plugin, spec files, "
-                      "its own programs' folder); tlc runs the tools it found";
+                      "its own programs' folder, clang's own options, a response file); tlc "
+                      "runs the tools it found"
+                : "'" + value + "' makes " + tool +
+                      " read a file that tlc's parse does not; give it to tlc as -include FILE";
         if (llvm::Error error = refuse(argument, why))
           return error;
         if (output.takesNext)

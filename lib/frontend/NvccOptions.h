@@ -113,12 +113,14 @@ bool isSubToolOption(const NvccOption& option);
 
 // A sub-tool option (a value of -Xcompiler, -Xptxas or -Xnvlink) that makes the tool write a file
 // of its choosing (-o, -save-temps, -MF, ...): tlc chooses where tools write; or that makes the
-// host compiler run or load a program of the user's (-wrapper, -fplugin=, -specs=, -B): tlc runs
-// the tools it found, and nothing else. `takesNext`: the file or program is the next value
-// (-o FILE, -wrapper PROG).
+// host compiler run or load a program of the user's (-wrapper, -fplugin=, -specs=, -B, -Xclang,
+// @FILE, and gcc's `--NAME` spellings of them): tlc runs the tools it found, and nothing else; or
+// that makes it read a file as source the parse does not read (-include). `takesNext`: the file
+// or program is the next value (-o FILE, -wrapper PROG).
 struct SubToolOutput {
   bool writes = false;
   bool runs = false;
+  bool reads = false; // a file as source (-include): the parse would not read it
   bool takesNext = false;
 };
 SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value);
