@@ -59,16 +59,16 @@ llvm::Expected<FoundManifest> findManifest(const std::string& dir) {
   return std::move(found.front());
 }
 
-// Every file and folder in `dir` and its subfolders, as paths relative to it. Python's own caches
-// (__pycache__, made when the package is imported from the folder) are not outputs, nor is the
-// staging folder of a build running now.
+// Every file and folder in `dir` and its subfolders, as paths relative to it, but the staging
+// folder of a build running now. Python's caches (__pycache__) are among them: Python runs a
+// compiled module there in place of its source, whatever the source says (an unchecked-hash
+// .pyc), so verify cannot vouch for one.
 std::set<std::string> filesIn(const std::string& dir) {
   std::set<std::string> names;
   std::error_code ec;
   for (llvm::sys::fs::recursive_directory_iterator it(dir, ec, /*follow_symlinks=*/false), end;
        it != end && !ec; it.increment(ec)) {
-    if (llvm::sys::path::filename(it->path()) == "__pycache__" ||
-        (it.level() == 0 && isStagingInUse(it->path()))) { // a build's, inside a mount point
+    if (it.level() == 0 && isStagingInUse(it->path())) { // a build's, inside a mount point
       it.no_push();
       continue;
     }
@@ -178,7 +178,15 @@ llvm::Error runVerify(const VerifyOptions& options, llvm::raw_ostream& out) {
                                             ")"
                                       : "");
   }
-  if (!mismatches.empty() && !options.allowExtra && !unlisted.empty())
+  bool compiledPython = llvm::any_of(unlisted, [](llvm::StringRef file) {
+    return llvm::is_contained(
+        llvm::make_range(llvm::sys::path::begin(file), llvm::sys::path::end(file)), "__pycache__");
+  });
+  if (compiledPython)
+    mismatches += "\n(__pycache__ holds what Python runs in place of the package's sources, "
+                  "which verify cannot check: remove it before verifying, or import with "
+                  "PYTHONDONTWRITEBYTECODE=1)";
+  else if (!mismatches.empty() && !options.allowExtra && !unlisted.empty())
     mismatches += "\n(tlc verify --allow-extra allows files the manifest does not list)";
   if (!mismatches.empty())
     return inputError("'" + outputDir + "' does not match its manifest:" + mismatches);

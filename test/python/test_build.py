@@ -3,8 +3,10 @@
 --emit-only. Runs tlc (and so nvcc) itself; test/python/CMakeLists.txt sets the environment."""
 
 import filecmp
+import importlib.util
 import json
 import os
+import py_compile
 import re
 import shutil
 import subprocess
@@ -80,6 +82,36 @@ class OutputTests(unittest.TestCase):
         result = tlc("verify", self.first)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("ok: 9 files of pykernels match the manifest", result.stdout)
+
+    def test_verify_refuses_compiled_python_it_cannot_check(self):
+        # An unchecked-hash .pyc runs in place of the package's __init__.py whatever that says;
+        # a library in a top-level __pycache__ is as unlisted as anywhere else.
+        out = os.path.join(self.root, "planted")
+        result = build("pykernels.cu", out, "--python", cache=self.cache)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        evil = os.path.join(self.root, "evil.py")
+        with open(evil, "w") as file:
+            file.write("raise SystemExit('planted')\n")
+        package_cache = os.path.join(out, "pykernels", "__pycache__")
+        os.makedirs(package_cache)
+        py_compile.compile(evil, cfile=importlib.util.cache_from_source(
+            os.path.join(out, "pykernels", "__init__.py")),
+            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        for extra in ([], ["--allow-extra"]):
+            result = tlc("verify", *extra, out)
+            self.assertEqual(result.returncode, 1, result.stdout)
+            self.assertIn("pykernels/__pycache__/__init__.", result.stderr)
+            self.assertIn("__pycache__ holds what Python runs in place of the package's sources",
+                          result.stderr)
+        shutil.rmtree(package_cache)
+        os.makedirs(os.path.join(out, "__pycache__"))
+        with open(os.path.join(out, "__pycache__", "libevil.so"), "w") as file:
+            file.write("x")
+        result = tlc("verify", out)
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn("__pycache__/libevil.so: not in the manifest", result.stderr)
+        shutil.rmtree(os.path.join(out, "__pycache__"))
+        self.assertEqual(tlc("verify", out).returncode, 0)
 
     def test_the_cache_restores_the_package(self):
         second = os.path.join(self.root, "second")
