@@ -717,11 +717,38 @@ llvm::Expected<CacheStats> BuildCache::stats() const {
   return stats;
 }
 
+// The first entry of `folder` (a cache folder's v1, v1-tools or v1-preamble) whose name tlc
+// never gives one there: its keys (40 hex digits, with a suffix in the preamble folder), `stats`,
+// `tmp`, and their temporaries (`.NAME.tlc-XXXX`). "" when there is none.
+static std::string strangerIn(const std::string& folder) {
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(folder, ec, /*follow_symlinks=*/false), end;
+       it != end && !ec; it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    llvm::StringRef stem = name;
+    if (size_t temporary = stem.find(".tlc-");
+        stem.starts_with(".") && temporary != llvm::StringRef::npos)
+      stem = stem.slice(1, temporary);
+    bool key = stem.size() >= 40 && llvm::all_of(stem.take_front(40), llvm::isHexDigit) &&
+               (stem.size() == 40 || stem[40] == '.');
+    if (!key && stem != "stats" && stem != "tmp")
+      return name.str();
+  }
+  return "";
+}
+
 llvm::Error BuildCache::clear() {
   std::vector<std::string> folders;
   for (const std::string& folder : {versionDir(), toolMemoDir(), preambleDir()})
     if (llvm::sys::fs::exists(folder))
       folders.push_back(folder);
+  // TLC_CACHE_DIR may name any folder, a project's own with a v1/ in it among them: only a
+  // folder that holds nothing but what tlc writes there is taken for the cache's.
+  for (const std::string& folder : folders)
+    if (std::string stranger = strangerIn(folder); !stranger.empty())
+      return inputError("not clearing '" + Dir + "': '" + folder + "' holds '" + stranger +
+                        "', which tlc never writes there, so it is no tlc cache; remove it by "
+                        "hand if it is");
   if (folders.empty())
     return llvm::Error::success();
   auto trash = LockedFolder::create(Dir, "trash-");

@@ -23,6 +23,7 @@
 #include "commands/BuildCaching.h"
 #include "commands/BuildSetup.h"
 #include "commands/Commands.h"
+#include "publish/Depfile.h"
 #include "publish/Manifest.h"
 #include "publish/Publish.h"
 #include "render/LauncherView.h"
@@ -576,6 +577,9 @@ llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& 
           OutputPaths(*options, publishedFiles(*options))
               .checkBeforeWriting(filesReadBeforeBuilding(*options, tools->templates.files())))
     return error;
+  if (!options->depfile.empty())
+    if (llvm::Error error = checkDepfileReplaceable(options->depfile))
+      return error;
 
   // From here on tlc makes files, which an interrupt removes.
   auto staging = Staging::create(options->outputDir);

@@ -149,6 +149,16 @@ std::string compileDatabaseCompatHeader(const std::string& path) {
   return header.str().str();
 }
 
+// A compilation database: a JSON list of entries, each naming its file and folder, as every tool
+// that writes one does (an empty list included). Any other JSON list is someone's data.
+static bool isCompileDatabase(const std::string& text) {
+  nlohmann::json document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return document.is_array() && llvm::all_of(document, [](const nlohmann::json& entry) {
+           return entry.is_object() && entry.contains("file") && entry["file"].is_string() &&
+                  entry.contains("directory") && entry["directory"].is_string();
+         });
+}
+
 // A file `--compile-commands-out` may replace: empty, or holding what tlc writes there. The
 // database is written before the parse, so it cannot be compared with the headers the build
 // reads (builder/OutputPaths.h does that after the parse, too late for it): a header of the
@@ -163,14 +173,14 @@ static llvm::Error checkReplaceable(const std::string& path, const std::string& 
   if (!text)
     return text.takeError();
   llvm::StringRef contents = llvm::StringRef(*text).ltrim();
-  bool ours =
-      contents.empty() || (header ? contents.starts_with(parseCompatHeaderFirstLine())
-                                  : contents.starts_with("[") && nlohmann::json::accept(*text));
+  bool ours = contents.empty() || (header ? contents.starts_with(parseCompatHeaderFirstLine())
+                                          : isCompileDatabase(*text));
   if (ours)
     return llvm::Error::success();
   return usageError("--compile-commands-out '" + shown + "': '" + path + "' exists and is not " +
                     (header ? "the header tlc writes beside a compilation database"
-                            : "a compilation database (a JSON list)") +
+                            : "a compilation database (a JSON list of entries, each naming its "
+                              "file and directory)") +
                     "; tlc replaces only what it wrote there: name another file");
 }
 

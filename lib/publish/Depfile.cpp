@@ -5,6 +5,7 @@
 #include "support/Files.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <set>
 
@@ -52,6 +53,25 @@ llvm::Error writeDepfile(const std::string& path, const std::string& target,
   }
   text += "\n";
   return replaceFileIfChanged(path, text);
+}
+
+llvm::Error checkDepfileReplaceable(const std::string& path) {
+  if (!llvm::sys::fs::exists(path))
+    return llvm::Error::success();
+  // Far more than any depfile of a build; a bigger file is no depfile tlc wrote.
+  constexpr uint64_t kReadLimit = uint64_t(64) << 20;
+  auto text = readFile(path, kReadLimit);
+  if (!text)
+    return text.takeError();
+  if (llvm::StringRef(*text).trim().empty())
+    return llvm::Error::success();
+  auto rules = depfilePrerequisites(*text);
+  if (rules)
+    return llvm::Error::success();
+  llvm::consumeError(rules.takeError());
+  return usageError("--depfile '" + path +
+                    "' exists and is not a depfile; tlc replaces only what it wrote there: name "
+                    "another file");
 }
 
 llvm::Expected<std::vector<std::string>> depfilePrerequisites(const std::string& text) {

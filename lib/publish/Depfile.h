@@ -21,6 +21,11 @@ llvm::Expected<std::string> depfilePath(const std::string& path);
 llvm::Error writeDepfile(const std::string& path, const std::string& target,
                          const std::vector<std::string>& dependencies);
 
+// Whether `--depfile` may replace `path`: missing, empty, or a depfile (what tlc writes there).
+// UsageError for a file of other contents, a user's file named by mistake (`--depfile notes.txt`),
+// which tlc never replaces.
+llvm::Error checkDepfileReplaceable(const std::string& path);
+
 // The prerequisites of every rule in `text`, a depfile as GCC and Clang write them (-MD), in
 // order, unescaped as Make reads them: a backslash-newline is a space, 2N+1 backslashes and a
 // space are N backslashes and a space in a path (2N and a space: N, then the path ends), `\#`

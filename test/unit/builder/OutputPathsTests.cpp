@@ -173,18 +173,20 @@ TEST_CASE("a compile database written by --compile-commands-out replaces only wh
   REQUIRE(!writeFile(dir + "/cmake.json", "[{\"directory\": \"/\", \"file\": \"a.cu\"}]\n"));
   REQUIRE(!writeFile(dir + "/empty.json", ""));
   REQUIRE(!writeFile(dir + "/object.json", "{}"));
+  REQUIRE(!writeFile(dir + "/data.json", "[{\"id\":1}]"));
   BuildOptions options = optionsIn(dir);
   for (const char* ok : {"/new.json", "/cmake.json", "/empty.json"}) {
     INFO(ok);
     options.compileCommandsOut = dir + ok;
     CHECK(before(options).empty());
   }
-  for (const char* mine : {"/tile.h", "/object.json"}) {
+  for (const char* mine : {"/tile.h", "/object.json", "/data.json"}) {
     INFO(mine);
     options.compileCommandsOut = dir + mine;
     CHECK_THAT(before(options),
                Catch::Contains("'" + dir + mine +
-                               "' exists and is not a compilation database (a JSON list)"));
+                               "' exists and is not a compilation database (a JSON list of "
+                               "entries, each naming its file and directory)"));
     CHECK(codeBefore(options) == ExitCode::UsageError);
   }
   // The header beside it: only the one tlc writes.
