@@ -33,6 +33,7 @@
 #include "support/Interrupts.h"
 #include "support/Jobs.h"
 #include "support/Jobserver.h"
+#include "support/ProbeMemo.h"
 #include "support/StartUp.h"
 #include "support/Terminal.h"
 #include "toolchain/Toolchain.h"
@@ -603,6 +604,7 @@ llvm::Error buildAndPublish(const BuildOptions& requested, const BuildServices& 
 // included) stops the tools, unwinds and ends in exit 128 + the signal's number.
 llvm::Error runBuild(const BuildOptions& requested) {
   InterruptScope interrupts;
+  setProbeTimeout(requested.toolTimeout); // a tool's `--version` is a tool run too
   llvm::Error result = buildAndPublish(requested, BuildServices());
   if (result && interrupted()) { // whatever failed, the signal came first
     llvm::consumeError(std::move(result));

@@ -8,6 +8,8 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -96,6 +98,12 @@ void rememberProbe(const std::string& memoFile, const CommandResult& result) {
     llvm::consumeError(writeFile(memoFile, result.output)); // a memo that fails to write is no loss
 }
 
+static std::atomic<unsigned> probeSeconds{kDefaultProbeSeconds};
+
+void setProbeTimeout(unsigned seconds) {
+  probeSeconds = seconds ? std::min(seconds, kDefaultProbeSeconds) : kDefaultProbeSeconds;
+}
+
 llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv, const RunOptions& options,
                                        llvm::ArrayRef<std::string> alsoDependsOn) {
   std::string memo = probeMemoFile(argv, alsoDependsOn);
@@ -104,7 +112,10 @@ llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv, const R
     result.output = std::move(*remembered);
     return result;
   }
-  auto result = runCommand(argv, options);
+  RunOptions bounded = options;
+  if (!bounded.timeoutSeconds)
+    bounded.timeoutSeconds = probeSeconds;
+  auto result = runCommand(argv, bounded);
   if (result)
     rememberProbe(memo, *result);
   return result;

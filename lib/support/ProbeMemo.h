@@ -21,11 +21,17 @@ namespace tlc {
 // runCommand(argv, options), or the answer remembered for it. `argv[0]` is the tool (a path).
 // `alsoDependsOn` names what else the answer depends on (another tool's toolIdentity, an
 // environment variable's value); an empty string among them means "cannot tell": no memo then.
-// Only standard output is remembered. Failures (a non-zero exit, a signal) are returned as they
-// are and never remembered.
+// Only standard output is remembered. Failures (a non-zero exit, a signal, a probe stopped after
+// its time) are returned as they are and never remembered.
 llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv,
                                        const RunOptions& options = {},
                                        llvm::ArrayRef<std::string> alsoDependsOn = {});
+
+// How long a probe that runs may take before it is stopped and fails (a tool that never answers
+// its `--version`, a hung network file system): kDefaultProbeSeconds unless a build's
+// --tool-timeout is shorter (setProbeTimeout, 0 leaving the default).
+constexpr unsigned kDefaultProbeSeconds = 60;
+void setProbeTimeout(unsigned seconds);
 
 // The pieces of runProbe, for a probe that needs set-up only when it really runs: the memo's
 // file for the command ("" when there is none), what it remembers, and keeping an answer.

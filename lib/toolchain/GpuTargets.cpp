@@ -346,10 +346,11 @@ llvm::Expected<TargetEnvironment> targetEnvironment(const CudaToolkit& toolkit, 
   for (Probe& probe : probes) {
     if (!probe.result)
       failed = llvm::joinErrors(std::move(failed), probe.result.takeError());
-    else if (probe.result->exitCode != 0)
+    else if (!probe.result->succeeded())
       failed =
-          llvm::joinErrors(std::move(failed), toolchainError("nvcc " + std::string(probe.flag) +
-                                                             " failed:\n" + probe.result->output));
+          llvm::joinErrors(std::move(failed),
+                           toolchainError("nvcc " + std::string(probe.flag) + " failed (" +
+                                          probe.result->status() + "):\n" + probe.result->output));
   }
   if (failed)
     return failed;

@@ -207,8 +207,9 @@ llvm::Expected<std::string> nvccVersion(const CudaToolkit& toolkit) {
   auto result = runProbe({toolkit.nvcc, "--version"});
   if (!result)
     return result.takeError();
-  if (result->exitCode != 0)
-    return toolchainError("'" + toolkit.nvcc + " --version' failed:\n" + result->output);
+  if (!result->succeeded())
+    return toolchainError("'" + toolkit.nvcc + " --version' failed (" + result->status() + "):\n" +
+                          result->output);
   llvm::Regex release("release [0-9.]+, V([0-9.]+)");
   llvm::SmallVector<llvm::StringRef, 2> match;
   if (!release.match(result->output, &match))
