@@ -356,16 +356,25 @@ TLC_PY_HOT int tlc_py_usual_scalar(int scalar, PyObject* object, tlc_py_value* v
 
 /* ---- structs by value ------------------------------------------------------------------- */
 
+/* A struct's bytes come from a buffer (bytes, bytearray, memoryview, a ctypes.Structure, an
+   array), through a memoryview of it: not through bytes() alone, which would also take any
+   iterable of small ints (a list, a dict's keys, a generator that never ends) and run a
+   __bytes__. (The stable ABI of 3.10 has no buffer API but the memoryview.) */
 int tlc_py_record(const tlc_py_where* where, unsigned size, PyObject* object, void* storage) {
+  static const char kExpected[] = "bytes (or a buffer such as a ctypes.Structure)";
   if (PyUnicode_Check(object) || PyLong_Check(object) || PyFloat_Check(object))
-    return wrong_type(where, "bytes (or a buffer such as a ctypes.Structure)", object);
-  PyObject* bytes = PyObject_Bytes(object);
-  if (!bytes) {
+    return wrong_type(where, kExpected, object);
+  PyObject* view = PyBytes_Check(object) ? Py_NewRef(object) : PyMemoryView_FromObject(object);
+  if (!view) {
     if (!PyErr_ExceptionMatches(PyExc_TypeError))
       return -1;
     PyErr_Clear();
-    return wrong_type(where, "bytes (or a buffer such as a ctypes.Structure)", object);
+    return wrong_type(where, kExpected, object);
   }
+  PyObject* bytes = PyObject_Bytes(view);
+  Py_DECREF(view);
+  if (!bytes)
+    return -1;
   char* data = NULL;
   Py_ssize_t length = 0;
   int result = PyBytes_AsStringAndSize(bytes, &data, &length);

@@ -7,6 +7,7 @@ import ast
 import ctypes
 import importlib.util
 import inspect
+import itertools
 import math
 import os
 import re
@@ -386,6 +387,12 @@ class ArgumentErrorTests(unittest.TestCase):
                      r"16 bytes, not 12", self.package.untyped, bytes(12), 0, **LAUNCH)
         self.refused(TypeError, r"argument 'pair' \(Pair\) takes bytes \(or a buffer such as a "
                      r"ctypes.Structure\), not int", self.package.by_value, 5, 0, **LAUNCH)
+        # bytes() would take these (any iterable of small ints; the last never ends): a struct's
+        # bytes are a buffer's.
+        for iterable in ([0] * 16, range(16), dict.fromkeys(range(16)), itertools.repeat(1)):
+            self.refused(TypeError, r"argument 'pair' \(Pair\) takes bytes \(or a buffer such as "
+                         r"a ctypes.Structure\), not ", self.package.by_value, iterable, 0,
+                         **LAUNCH)
 
     def test_tensor_maps(self):
         tiles = self.package.tiles
