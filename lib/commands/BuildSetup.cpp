@@ -7,6 +7,7 @@
 #include "commands/Commands.h"
 #include "frontend/CompileCommands.h"
 #include "frontend/Frontend.h"
+#include "render/PythonView.h"
 #include "support/Error.h"
 #include "support/Files.h"
 #include "support/Identifiers.h"
@@ -45,6 +46,9 @@ llvm::Expected<std::string> moduleName(const BuildOptions& options) {
   if (!isCIdentifier(name))
     return usageError(source + " is not a C identifier (it prefixes every function of the "
                                "generated API); choose one with --name");
+  if ((options.python || options.wheel) && isPythonKeyword(name))
+    return usageError(source + " is a Python keyword, which no package can be named (import " +
+                      name + " is a syntax error); choose another with --name");
   std::string folded = llvm::StringRef(name).lower();
   if (folded == "tlc" || llvm::StringRef(folded).starts_with("tlc_"))
     return usageError(source +

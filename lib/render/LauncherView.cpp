@@ -170,8 +170,20 @@ static bool isCxxOnlyKeyword(llvm::StringRef name) {
   return false;
 }
 
+// The keywords C and C++ share: a module may be named so (its C functions are NAME_*), but not
+// its namespace.
+static bool isSharedKeyword(llvm::StringRef name) {
+  static const char* const keywords[] = {
+      "auto",  "break",    "case",   "char",     "const",  "continue", "default",
+      "do",    "double",   "else",   "enum",     "extern", "float",    "for",
+      "goto",  "if",       "inline", "int",      "long",   "register", "return",
+      "short", "signed",   "sizeof", "static",   "struct", "switch",   "typedef",
+      "union", "unsigned", "void",   "volatile", "while"};
+  return llvm::is_contained(keywords, name);
+}
+
 std::string cxxIdentifier(const std::string& name) {
-  return isCxxOnlyKeyword(name) ? name + "_" : name;
+  return isCxxOnlyKeyword(name) || isSharedKeyword(name) ? name + "_" : name;
 }
 
 // Whether a C++ declaration may qualify this base type with `::` (every name but the

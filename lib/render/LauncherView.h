@@ -31,7 +31,7 @@ struct LauncherFacts {
 std::string cFieldName(const std::string& name);
 
 // A module's or launcher's name in namespace tlc::NAME of NAME.h's C++ launchers: a C++ keyword
-// C does not reserve (`new`, `class`, `and`) gets a '_'.
+// (`new`, `class`, `and`, and `int` for a module named so) gets a '_'.
 std::string cxxIdentifier(const std::string& name);
 
 // `module` must carry its derived facts (model/DerivedFacts.h), as buildModule and

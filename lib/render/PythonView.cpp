@@ -290,6 +290,10 @@ const std::vector<std::string>& pythonLaunchOptions() {
   return options;
 }
 
+bool isPythonKeyword(const std::string& word) {
+  return contains(pythonKeywordList(), word);
+}
+
 llvm::Error checkPythonNames(const Module& module) {
   std::string problems;
   for (const Kernel& kernel : module.kernels) {

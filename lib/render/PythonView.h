@@ -19,6 +19,10 @@ namespace tlc {
 // has the same list).
 const std::vector<std::string>& pythonLaunchOptions();
 
+// Whether `word` is a Python keyword (keyword.kwlist), which no package, attribute or parameter
+// can be named.
+bool isPythonKeyword(const std::string& word);
+
 // InputError if a launcher cannot be an attribute of the package: `tlc` (the helper
 // submodule), a Python keyword, or a `__dunder__` name (the package's own attributes).
 llvm::Error checkPythonNames(const Module& module);

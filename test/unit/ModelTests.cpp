@@ -394,4 +394,9 @@ TEST_CASE("the C++ launchers' names: a C++ keyword C does not reserve gets a '_'
   CHECK(view["kernels"][2]["cxx_launcher"] == "saxpy");
   CHECK(cxxIdentifier("and") == "and_");
   CHECK(cxxIdentifier("restrict") == "restrict"); // C's, which C already refuses
+  // A keyword of both: a module may be named so (its C API is int_*), its namespace may not.
+  CHECK(cxxIdentifier("int") == "int_");
+  CHECK(cxxIdentifier("volatile") == "volatile_");
+  facts.name = "int";
+  CHECK(launcherView(module, facts)["build"]["cxx_module"] == "int_");
 }
