@@ -30,20 +30,52 @@ static bool needsCEscape(llvm::StringRef text, size_t at) {
   return false;
 }
 
-std::string cLiteralText(llvm::StringRef text) {
+// The UTF-8 sequence at `at` as a universal character name (\u00e9), which C and C++ read the
+// same in an identifier (a parameter named `été`), a string literal and a comment; the number of
+// bytes it took, or 0 where the bytes are no character a UCN may name (C11 6.4.3: not below
+// U+00A0, no surrogate), which then go as octal escapes.
+static size_t appendUniversalName(std::string& out, llvm::StringRef text, size_t at) {
+  const auto* start = reinterpret_cast<const llvm::UTF8*>(text.data()) + at;
+  const auto* end = reinterpret_cast<const llvm::UTF8*>(text.data()) + text.size();
+  const llvm::UTF8* sequence = start;
+  llvm::UTF32 point = 0;
+  if (llvm::convertUTF8Sequence(&sequence, end, &point, llvm::strictConversion) !=
+          llvm::conversionOK ||
+      point < 0xa0 || (point >= 0xd800 && point <= 0xdfff))
+    return 0;
+  char escaped[12];
+  if (point < 0x10000)
+    std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(point));
+  else
+    std::snprintf(escaped, sizeof escaped, "\\U%08x", static_cast<unsigned>(point));
+  out += escaped;
+  return static_cast<size_t>(sequence - start);
+}
+
+static std::string escapedText(llvm::StringRef text, bool universalNames) {
   std::string out;
   out.reserve(text.size());
   for (size_t at = 0; at < text.size(); ++at) {
-    if (needsCEscape(text, at))
-      appendOctal(out, static_cast<unsigned char>(text[at]));
-    else
+    if (!needsCEscape(text, at)) {
       out += text[at];
+      continue;
+    }
+    if (universalNames && static_cast<unsigned char>(text[at]) > 0x7f)
+      if (size_t taken = appendUniversalName(out, text, at)) {
+        at += taken - 1;
+        continue;
+      }
+    appendOctal(out, static_cast<unsigned char>(text[at]));
   }
   return out;
 }
 
+std::string cLiteralText(llvm::StringRef text) {
+  return escapedText(text, /*universalNames=*/true);
+}
+
 std::string assemblyLiteralText(llvm::StringRef text) {
-  return cLiteralText(text);
+  return escapedText(text, /*universalNames=*/false); // as knows no \u
 }
 
 static void appendCodePoint(std::string& out, llvm::UTF32 point) {

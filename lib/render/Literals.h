@@ -18,13 +18,15 @@ namespace tlc {
 
 enum class TargetLanguage { C, Assembly, Python };
 
-// C and C++ (C11/C++17, trigraphs or not): printable ASCII stays as it is; `"`, `\`, control
-// bytes, bytes above 0x7e, a `/` next to a `*` (a comment's start or end) and a `?` before
-// another (a trigraph) become three-digit octal escapes, which no following digit extends.
+// C and C++ (C11/C++17, trigraphs or not): printable ASCII stays as it is; valid UTF-8 of a
+// character from U+00A0 on becomes a universal character name (\u00e9), which also keeps an
+// identifier one (a parameter named `été`); `"`, `\`, control bytes, other bytes above 0x7e, a
+// `/` next to a `*` (a comment's start or end) and a `?` before another (a trigraph) become
+// three-digit octal escapes, which no following digit extends.
 std::string cLiteralText(llvm::StringRef text);
 
-// GNU assembler strings and /* */ comments: the same rules as C (as reads the same octal
-// escapes).
+// GNU assembler strings and /* */ comments: the same rules as C, but every byte above 0x7e an
+// octal escape (as reads C's octal escapes, not its universal character names).
 std::string assemblyLiteralText(llvm::StringRef text);
 
 // Python string literals ("...", '...', triple-quoted) and # comments: printable ASCII but `"`,

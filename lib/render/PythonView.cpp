@@ -6,6 +6,7 @@
 #include "render/Literals.h"
 #include "support/Error.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
@@ -320,7 +321,11 @@ llvm::Error checkPythonNames(const Module& module) {
 std::vector<std::string> pythonKeywords(const Kernel& kernel) {
   std::vector<std::string> keywords;
   for (const Param& param : kernel.params) {
-    std::string keyword = param.name;
+    // A name beyond ASCII (`été`) is a Python identifier, but no signature text can hold it
+    // (inspect reads __text_signature__ as ASCII): such a parameter is `argN`, as an unnamed one.
+    std::string keyword = llvm::all_of(param.name, [](char c) { return llvm::isASCII(c); })
+                              ? param.name
+                              : "arg" + std::to_string(keywords.size());
     while (contains(pythonKeywordList(), keyword) || contains(pythonLaunchOptions(), keyword) ||
            contains(keywords, keyword))
       keyword += "_";

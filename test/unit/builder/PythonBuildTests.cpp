@@ -136,6 +136,11 @@ TEST_CASE("parameter keywords avoid launch options, Python keywords and each oth
         std::vector<std::string>{"x", "grid_", "lambda_", "stream_", "block_"});
   CHECK(tlc::pythonKeywords(kernel("k", {"block", "block_"})) ==
         std::vector<std::string>{"block_", "block__"});
+  // A name beyond ASCII is argN, as an unnamed parameter: no signature text can hold it.
+  CHECK(tlc::pythonKeywords(kernel("k", {"x", "\xc3\xa9t\xc3\xa9", "arg2", "\xc3\xa9"})) ==
+        std::vector<std::string>{"x", "arg1", "arg2", "arg3"});
+  CHECK(tlc::pythonKeywords(kernel("k", {"arg0", "\xc3\xa9"})) ==
+        std::vector<std::string>{"arg0", "arg1"});
   CHECK(tlc::pythonLaunchOptions().size() == 11);
 }
 

@@ -96,17 +96,24 @@ TEST_CASE("outside text in C and C++ reads back exactly and ends no comment", "[
   CHECK(cLiteralText("saxpy<float> (kernels/a b.cu:3)") == "saxpy<float> (kernels/a b.cu:3)");
   CHECK(cLiteralText("a*/b") == "a*\\057b");
   CHECK(cLiteralText("x\"y\\") == "x\\042y\\134");
+  // UTF-8 as universal character names, which an identifier may hold too (a parameter `été`);
+  // a C1 control and a byte that starts no character stay octal.
+  CHECK(cLiteralText("\xc3\xa9t\xc3\xa9") == "\\u00e9t\\u00e9");
+  CHECK(cLiteralText("\xf0\x9f\x98\x80") == "\\U0001f600");
+  CHECK(cLiteralText("\xc2\x85") == "\\302\\205");
+  CHECK(cLiteralText("\xe9t") == "\\351t");
   for (char c : escaped)
     CHECK((c >= 0x20 && c < 0x7f)); // nothing but printable ASCII reaches the compiler
 
   std::string source = "// " + escaped + "\n/* " + escaped + " */\nstatic const char kText[] = \"" +
                        escaped + "\";\nstatic const unsigned char kBytes[] = {" + byteList(text) +
-                       "};\nint after_comments = 1;\n"
+                       "};\nint after_comments = 1;\nint " + cLiteralText("\xc3\xa9t\xc3\xa9") +
+                       " = 1;\n"
                        "int main(void) {\n"
                        "  if (sizeof kText != sizeof kBytes) return 2;\n"
                        "  for (unsigned i = 0; i < sizeof kBytes; ++i)\n"
                        "    if ((unsigned char)kText[i] != kBytes[i]) return 3;\n"
-                       "  return after_comments == 1 ? 0 : 4;\n"
+                       "  return after_comments == 1 && \xc3\xa9t\xc3\xa9 == 1 ? 0 : 4;\n"
                        "}\n";
   std::string dir = test::scratchDir("literals-c");
   // Trigraphs are read in strict C and C++14 modes; C++17 has none; both must hold.
