@@ -197,7 +197,26 @@ llvm::Expected<ImagePart> ptxPart(const std::string& path, std::string text) {
   return part;
 }
 
-llvm::Expected<std::vector<ImagePart>> partsOf(const std::string& path) {
+// GPU architectures are numbered 10 (sm_10) to a three-digit number: an image that names any
+// other (a damaged field, sm_524378a) would reach the parse and the tools as a target none has.
+constexpr unsigned kLeastArch = 10;
+constexpr unsigned kMostArch = 999;
+
+// Each part's arch within those bounds, and a fat binary's cubin for the arch its entry says.
+llvm::Error checkArchs(const std::string& path, const std::vector<ImagePart>& parts) {
+  for (const ImagePart& part : parts) {
+    if (part.arch < kLeastArch || part.arch > kMostArch)
+      return usageError("'" + path + "' names the GPU architecture " + partName(part) +
+                        ", which no CUDA toolkit has: the image is damaged");
+    if (!part.ptx && part.info.sm != part.arch)
+      return usageError("'" + path + "': its entry for " + partName(part) + " holds a cubin for " +
+                        targetName(false, part.info.sm, part.info.archSpecific) +
+                        ": the fat binary is damaged");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<ImagePart>> readParts(const std::string& path) {
   auto bytes = readFile(path, kImageReadLimit);
   if (!bytes)
     return usageError(summarize(bytes.takeError()).message);
@@ -217,6 +236,15 @@ llvm::Expected<std::vector<ImagePart>> partsOf(const std::string& path) {
     return std::vector<ImagePart>{std::move(*part)};
   }
   }
+}
+
+llvm::Expected<std::vector<ImagePart>> partsOf(const std::string& path) {
+  auto parts = readParts(path);
+  if (!parts)
+    return parts.takeError();
+  if (llvm::Error error = checkArchs(path, *parts))
+    return error;
+  return parts;
 }
 
 } // namespace
