@@ -200,8 +200,11 @@ class Build(unittest.TestCase):
         return python(code, TLC_CACHE_DIR=self.cache, **env)
 
     def test_source_string_builds_and_imports(self):
+        # The progress line comes once a build takes longer than a moment: none, here, so that
+        # a fast machine's build says it too.
         built = self.build(f"""
-            import tlc
+            import tlc, tlc._build
+            tlc._build._PROGRESS_AFTER = 0
             m = tlc.build(source={SCALE!r}, entry="scale", arch="sm_90a")
             print(m.__name__, sorted(m.tlc.launchers()), m.scale.__doc__.splitlines()[0])
         """)
@@ -301,6 +304,181 @@ class Build(unittest.TestCase):
         self.assertEqual(checked.stdout.split(),
                          ["TypeError", "TypeError", "TypeError", "ValueError", "TypeError"])
 
+    def test_arguments_that_are_wrong_say_what_is_wanted(self):
+        checked = self.build(r"""
+            import tlc
+            for kwargs in ({"source": "x", "name": "a" * 201}, {"source": "x", "name": "ñame"},
+                           {"sources": ["1abc.cu"]}, {"source": "x", "arch": b"sm_90a"},
+                           {"source": "x", "arch": ["sm_90a", 90]}, {"source": "x\ud800"},
+                           {"source": "x", "flags": [b"-O3"]}):
+                try:
+                    tlc.build(**kwargs)
+                    print("built")
+                except (TypeError, ValueError) as error:
+                    print(type(error).__name__, error)
+        """)
+        self.assertEqual(checked.returncode, 0, checked.stderr)
+        lines = checked.stdout.splitlines()
+        self.assertEqual([line.split()[0] for line in lines],
+                         ["ValueError", "ValueError", "ValueError", "TypeError", "TypeError",
+                          "ValueError", "TypeError"], checked.stdout)
+        self.assertIn("name= is 201 characters long; at most 200", lines[0])
+        self.assertIn("name='ñame' is not an ASCII identifier", lines[1])
+        self.assertIn("made from 1abc.cu", lines[2])
+        self.assertIn("pass name=", lines[2])
+        self.assertNotIn("name='1abc'", lines[2], "the caller passed no name")
+        self.assertIn("arch= takes a str or a list of str, not bytes", lines[3])
+        self.assertIn("it holds int 90", lines[4])
+        self.assertIn("lone surrogate", lines[5])
+        self.assertIn("flags takes a list of strings; it holds bytes", lines[6])
+        self.assertNotIn("compiling", checked.stderr, "refused before building")
+
+    def test_none_for_flags_and_include_dirs_is_none(self):
+        built = self.build(f"""
+            import tlc
+            m = tlc.build(source={SCALE!r}, arch="sm_90a", flags=None, include_dirs=None)
+            print(list(m.tlc.launchers()))
+        """)
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertEqual(built.stdout, "['scale']\n")
+
+    def test_flags_reach_tlc_only_as_nvccs_options(self):
+        folder = tempfile.mkdtemp(dir=SCRATCH, prefix="flags-")
+        victim = os.path.join(folder, "victim")
+        with open(victim, "w") as file:
+            file.write("precious\n")
+        shell = os.path.join(folder, "shell-ran")
+        refused = [["--launcher", "/bin/sh", "--launcher", "-c", "--launcher", f"touch {shell}"],
+                   ["--depfile", victim], [f"--depfile={victim}"], ["--emit-only"], ["--help"],
+                   ["-o", folder], ["--python"], ["--force"], ["--wheel"], ["-p", folder],
+                   ["--base-dir", folder], ["--cuda-path", folder], ["-Xnvcc", "-O3"]]
+        checked = self.build(f"""
+            import tlc
+            for flags in {refused!r}:
+                try:
+                    tlc.build(source={SCALE!r}, arch="sm_90a", flags=flags)
+                    print("built")
+                except ValueError as error:
+                    print(error)
+            try:
+                tlc.build(source={SCALE!r}, arch="sm_90a", flags=["-j4"])
+                print("built")
+            except tlc.BuildError as error:
+                print("nvcc's:", error.exit_code)
+        """)
+        self.assertEqual(checked.returncode, 0, checked.stderr)
+        lines = checked.stdout.splitlines()
+        self.assertEqual(len(lines), len(refused) + 1, checked.stdout)
+        for flags, line in zip(refused, lines):
+            self.assertIn(f"flags= holds {flags[0]!r}, an option of tlc's own, not nvcc's", line)
+        # tlc never reads one as its own (here its -j): -Xnvcc hands it to nvcc, which refuses it.
+        self.assertEqual(lines[-1], "nvcc's: 1")
+        self.assertFalse(os.path.exists(shell), "no shell ran")
+        with open(victim) as file:
+            self.assertEqual(file.read(), "precious\n")
+        self.assertEqual(sorted(os.listdir(folder)), ["victim"])
+        # nvcc's options in nvcc's spellings, one or two entries each, and -D and -I reach the
+        # parse as they do on tlc's command line: the kernel's name and an array size are macros.
+        os.makedirs(os.path.join(folder, "inc"))
+        with open(os.path.join(folder, "inc", "size.h"), "w") as header:
+            header.write("#define SIZE 64\n")
+        kernel = ('#include "size.h"\n__global__ void KNAME(float* x) { __shared__ float '
+                  's[SIZE * TILE]; s[threadIdx.x] = x[0]; x[1] = s[threadIdx.x]; }\n')
+        built = self.build(f"""
+            import tlc
+            m = tlc.build(source={kernel!r}, arch="sm_90a",
+                          flags=["-DTILE=64", "-D", "KNAME=tiled", "-Xcompiler", "-O3", "-I",
+                                 {folder + "/inc"!r}, "-lineinfo", "-v"])
+            print(list(m.tlc.launchers()))
+        """)
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertEqual(built.stdout, "['tiled']\n")
+        self.assertIn("#$ ", built.stderr, "-v is nvcc's (its commands), not tlc's")
+
+    def test_relative_paths_are_the_callers_in_both_modes(self):
+        code = r"""
+            import os, tlc
+            source = '#include "tile.h"\n__global__ void KNAME(int* p) { p[0] = TILE; }\n'
+            names = []
+            for cwd in ("a", "b"):
+                os.chdir(cwd)
+                for kwargs in ({"source": source, "flags": ["-Iinc"]},
+                               {"source": source, "include_dirs": ["inc"]},
+                               {"source": source.split("\n", 1)[1],
+                                "flags": ["-include", "inc/tile.h"]},
+                               {"sources": ["tiled.cu"], "flags": ["-Iinc"]}):
+                    m = tlc.build(arch="sm_90a", **kwargs)
+                    names.append(m.__name__)
+                    print(cwd, list(m.tlc.launchers()))
+                os.chdir("..")
+            print(*sorted(set(names)), end=" \n")
+        """
+        folder = tempfile.mkdtemp(dir=SCRATCH, prefix="relative-")
+        for cwd in ("a", "b"):
+            os.makedirs(os.path.join(folder, cwd, "inc"))
+            with open(os.path.join(folder, cwd, "inc", "tile.h"), "w") as header:
+                header.write(f"#define TILE 4\n#define KNAME fill_{cwd}\n")
+            with open(os.path.join(folder, cwd, "tiled.cu"), "w") as source:
+                source.write('#include "tile.h"\n__global__ void KNAME(int* p) { p[0] = TILE; }\n')
+        built = python(code, cwd=folder, TLC_CACHE_DIR=self.cache)
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertEqual(built.stdout.splitlines()[:8],
+                         ["a ['fill_a']"] * 4 + ["b ['fill_b']"] * 4, "each cwd's headers")
+        # Modules of their own by their keys, none a rebuild renamed (NAME_<key>_1) because its
+        # folder held the other cwd's.
+        self.assertRegex(built.stdout.splitlines()[8], r"^(\w+_[0-9a-f]{12} ){8}$")
+
+    def test_an_include_folder_with_a_comma_is_refused(self):
+        folder = tempfile.mkdtemp(dir=SCRATCH, prefix="inc,comma-")
+        checked = self.build(f"""
+            import tlc
+            try:
+                tlc.build(source={SCALE!r}, arch="sm_90a", include_dirs=[{folder!r}])
+            except ValueError as error:
+                print(error)
+        """)
+        self.assertEqual(checked.returncode, 0, checked.stderr)
+        self.assertIn(f"include folder '{folder}' has a comma in its path", checked.stdout)
+
+    def test_no_stderr_fails_no_build(self):
+        # pythonw, or stderr closed (2>&-): sys.stderr is None. A slow build says it compiles,
+        # and this source has a warning of nvcc's to show.
+        source = "__global__ void warned(float* x) { int unused; x[0] = 1; }\n"
+        built = self.build(f"""
+            import sys, tlc
+            sys.stderr = None
+            m = tlc.build(source={source!r}, arch="sm_90a")
+            print(list(m.tlc.launchers()))
+        """)
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertEqual(built.stdout, "['warned']\n", "nothing else on stdout")
+        again = self.build(f"""
+            import tlc
+            m = tlc.build(source={source!r}, arch="sm_90a")
+        """)
+        self.assertIn('variable "unused" was declared but never referenced', again.stderr)
+
+    def test_threads_build_one_source_at_once(self):
+        built = self.build(f"""
+            import threading, tlc
+            start = threading.Barrier(8)
+            names, errors = [], []
+            def one():
+                start.wait()
+                try:
+                    names.append(tlc.build(source={SCALE + "// threads"!r}, arch="sm_90a").__name__)
+                except BaseException as error:
+                    errors.append(repr(error))
+            threads = [threading.Thread(target=one) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            print(len(names), len(set(names)), errors)
+        """)
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertEqual(built.stdout, "8 1 []\n", "one module, imported once, for all eight")
+
 
 class Lock(unittest.TestCase):
     """Two builders of one module: one compiles, the other waits and says for whom; a builder
@@ -358,6 +536,145 @@ class Lock(unittest.TestCase):
         self.assertEqual(out1, out2)
         self.assertIn(f"tlc.build: waiting for process {holder}, which is building kernels", err2)
         self.assertNotIn("compiling", err2, "the second found the first's build in the cache")
+
+    @staticmethod
+    def running(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as file:
+                return file.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    def test_ctrl_c_stops_tlc_and_leaves_nothing_behind(self):
+        cache = tempfile.mkdtemp(dir=SCRATCH, prefix="lock-interrupt-")
+        tools = tempfile.mkdtemp(dir=SCRATCH, prefix="slow-cc-")
+        temporary = os.path.join(tools, "tmp")
+        os.mkdir(temporary)
+        pids = os.path.join(tools, "pids")
+        # A host compiler that takes its time, so that the interrupt comes while nvcc runs it.
+        slow = os.path.join(tools, "slow-g++")
+        with open(slow, "w") as script:
+            script.write(f'#!/bin/sh\necho $$ >> {pids}\nsleep 300 &\necho $! >> {pids}\n'
+                         f'wait\nexec g++ "$@"\n')
+        os.chmod(slow, 0o755)
+        code = """
+            import signal, sys, tlc
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # even if ours ignores it
+            try:
+                tlc.build(source=sys.argv[1], arch="sm_90a", flags=["-ccbin", sys.argv[2]])
+            except KeyboardInterrupt:
+                print("KeyboardInterrupt", flush=True)
+        """
+        child = subprocess.Popen(
+            [PYTHON, "-c", textwrap.dedent(code), SCALE + "// interrupted\n", slow],
+            env=environment(TLC_CACHE_DIR=cache, TMPDIR=temporary), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        started = []
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and len(started) < 2:
+                time.sleep(0.1)
+                if os.path.exists(pids):
+                    with open(pids) as file:
+                        started = [int(pid) for pid in file.read().split()]
+            self.assertGreaterEqual(len(started), 2, "nvcc ran the host compiler")
+            tlc_pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()
+                        and self.parent(int(entry)) == child.pid]
+            # To Python alone, as Jupyter's interrupt is: tlc hears of it from tlc.build only.
+            child.send_signal(signal.SIGINT)
+            interrupted = time.monotonic()
+            out, err = child.communicate(timeout=120)
+            self.assertEqual(out, "KeyboardInterrupt\n", err)
+            self.assertLess(time.monotonic() - interrupted, 30, "tlc stopped at once")
+            with open(pids) as file:
+                started = [int(pid) for pid in file.read().split()]
+            for pid in started + tlc_pids:
+                self.assertFalse(self.running(pid), f"process {pid} is left running")
+            left = [name for name in os.listdir(os.path.join(cache, "python"))
+                    if name.startswith(".tlc-")] + os.listdir(temporary)
+            self.assertEqual(left, [], "tlc removed what it made")
+        finally:
+            child.kill()
+            child.communicate()
+            for pid in started:
+                if self.running(pid):
+                    os.kill(pid, signal.SIGKILL)
+
+    @staticmethod
+    def parent(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as file:
+                return int(file.read().rsplit(")", 1)[1].split()[1])
+        except (FileNotFoundError, ValueError, IndexError):
+            return None
+
+    def test_a_planted_link_is_never_written_through(self):
+        cache = tempfile.mkdtemp(dir=SCRATCH, prefix="lock-link-")
+        victim = os.path.join(cache, "victim")
+        with open(victim, "w") as file:
+            file.write("precious\n")
+        code = """
+            import hashlib, os, sys, tlc
+            cache, victim, source = sys.argv[1:]
+            # The temporary the source is written through, named as a guesser would name it.
+            folder = os.path.join(cache, "python", "sources",
+                                  hashlib.sha256(source.encode()).hexdigest()[:32])
+            os.makedirs(folder, mode=0o700)
+            os.symlink(victim, os.path.join(folder, f"kernels.cu.{os.getpid()}.tmp"))
+            m = tlc.build(source=source, arch="sm_90a")
+            lock = os.path.join(cache, "python", m.__name__ + ".lock")
+            os.unlink(lock)
+            os.symlink(victim, lock)
+            try:
+                tlc.build(source=source, arch="sm_90a")
+            except tlc.BuildError as error:
+                print(error)
+        """
+        built = run([PYTHON, "-c", textwrap.dedent(code), cache, victim, SCALE + "// linked\n"],
+                    env=environment(TLC_CACHE_DIR=cache))
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertRegex(built.stdout, r"the lock file '.*\.lock' is a symbolic link")
+        with open(victim) as file:
+            self.assertEqual(file.read(), "precious\n")
+
+    def test_a_cache_folder_others_could_write_is_refused(self):
+        cache = tempfile.mkdtemp(dir=SCRATCH, prefix="lock-trust-")
+        elsewhere = tempfile.mkdtemp(dir=SCRATCH, prefix="elsewhere-")
+        python_folder = os.path.join(cache, "python")
+        code = f"""
+            import tlc
+            try:
+                m = tlc.build(source={SCALE + "// trusted?"!r}, arch="sm_90a")
+                print("built")
+            except tlc.BuildError as error:
+                print(error)
+        """
+        def attempt(**env):
+            built = python(code, TLC_CACHE_DIR=cache, **env)
+            self.assertEqual(built.returncode, 0, built.stderr)
+            return built.stdout
+        self.assertEqual(attempt(), "built\n")
+        os.chmod(python_folder, 0o777)
+        self.assertIn(f"'{python_folder}' cannot be trusted: it is writable by other users "
+                      f"(mode 0777)", attempt())
+        os.chmod(python_folder, 0o775)
+        self.assertIn("set TLC_CACHE_SHARED_GROUP to that group", attempt())
+        # A group the cache's rules trust (docs/team-cache.md) is trusted here too.
+        import grp
+        group = grp.getgrgid(os.getegid()).gr_name
+        os.chmod(python_folder, 0o2770)
+        self.assertEqual(attempt(TLC_CACHE_SHARED_GROUP=group), "built\n")
+        os.chmod(cache, 0o700)  # the group's now, as tlc made it (2770)
+        os.chmod(python_folder, 0o700)
+        sources = os.path.join(python_folder, "sources")
+        os.rename(sources, os.path.join(elsewhere, "sources"))
+        os.symlink(os.path.join(elsewhere, "sources"), sources)
+        self.assertIn(f"'{sources}' cannot be trusted: it is a symbolic link", attempt())
+        os.unlink(sources)
+        if os.geteuid() == 0:
+            os.mkdir(sources, 0o700)
+            os.chown(sources, 65534, -1)
+            self.assertIn(f"'{sources}' cannot be trusted: it belongs to user 65534", attempt())
 
 
 class CMakePackage(unittest.TestCase):

@@ -10,17 +10,28 @@ Concurrency: calls that build the same folder take an exclusive ``flock`` on its
 compiles and the others then find its result in the cache. The kernel releases such a lock when
 its holder dies, SIGKILL included, so no later call ever waits for a dead builder; a call that
 waits for a live one says so on stderr, with the holder's pid.
+
+Trust: what tlc.build imports is code, so the folders it makes things in are held to the rules
+tlc's own build cache keeps (lib/cache/Cache.cpp): a folder, not a link; the user's own, or with
+TLC_CACHE_SHARED_GROUP a member's of that group and of it; writable by nobody else (but that
+group). A folder that breaks them is refused, never used.
 """
 
 import errno
 import fcntl
+import functools
+import grp
 import hashlib
 import importlib.util
 import json
 import os
+import pwd
 import re
+import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -28,8 +39,18 @@ from . import _gpu
 from ._install import executable
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_FORMAT = 1  # of the output folders' key: bump when what the key covers changes
+_FORMAT = 2  # of the output folders' key: bump when what the key covers changes
 _PROGRESS_AFTER = 0.5  # seconds: a build longer than this says what it does on stderr
+# NAME_<key>_N plus tlc's longest suffix (NAME_launcher.cpp) must fit a file name's 255 bytes.
+_NAME_MAX = 200
+_INTERRUPT_WAIT = 30.0  # seconds tlc gets to stop its tools and clean up after Ctrl-C
+# Where a tlc option has a tlc.build argument (or setting) of its own, the refusal names it.
+_INSTEAD = {"-o": "tlc.build picks the output folder", "--output": "tlc.build picks the output "
+            "folder", "--name": "pass name=", "--arch": "pass arch= (or nvcc's -arch)",
+            "--gencode": "use nvcc's -gencode", "-j": "pass jobs=", "--jobs": "pass jobs=",
+            "--entry": "pass entry=", "--cuda-path": "set CUDA_PATH", "--no-cache": "set "
+            "TLC_DISABLE_CACHE=1", "--Xnvcc": "flags reach nvcc as -Xnvcc already: give the flag "
+            "itself", "-Xnvcc": "flags reach nvcc as -Xnvcc already: give the flag itself"}
 
 
 class BuildError(RuntimeError):
@@ -44,6 +65,19 @@ class BuildError(RuntimeError):
         self.command = command
 
 
+def _say(text):
+    """Writes `text` to sys.stderr where there is one: it is None under pythonw or with stderr
+    closed (2>&-), and a message must never fail a build that worked."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError):  # a broken pipe, a closed stream
+        pass
+
+
 def _cache_root():
     """tlc's build cache, as the tlc command finds it (lib/cache/Cache.cpp: defaultCacheDir)."""
     if os.environ.get("TLC_CACHE_DIR"):
@@ -53,30 +87,212 @@ def _cache_root():
     return os.path.join(os.path.expanduser("~"), ".cache", "tlc")
 
 
-def _private_folder(path):
-    os.makedirs(path, mode=0o700, exist_ok=True)
+def _shared_group():
+    """The group TLC_CACHE_SHARED_GROUP names, whose members share the cache (docs/team-cache.md),
+    or None. A setting that cannot be used refuses the cache, as tlc's does."""
+    name = os.environ.get("TLC_CACHE_SHARED_GROUP")
+    if not name:
+        return None
+    try:
+        gid = grp.getgrnam(name).gr_gid
+    except KeyError:
+        raise BuildError(f"tlc.build: TLC_CACHE_SHARED_GROUP names no group '{name}'") from None
+    if gid != os.getegid() and gid not in os.getgroups():
+        raise BuildError(f"tlc.build: TLC_CACHE_SHARED_GROUP names group '{name}', which you are "
+                         f"not a member of")
+    return gid
+
+
+@functools.lru_cache(maxsize=None)
+def _is_member(uid, gid):
+    try:
+        user = pwd.getpwuid(uid)
+        return user.pw_gid == gid or gid in os.getgrouplist(user.pw_name, user.pw_gid)
+    except (KeyError, OSError):
+        return False
+
+
+def _owner_problem(status, group):
+    """Cache.cpp's trustedOwner: the user's, or a member's of the trusted group and of it."""
+    if status.st_uid == os.geteuid() or (
+            group is not None and status.st_gid == group and _is_member(status.st_uid, group)):
+        return ""
+    return f"belongs to user {status.st_uid}, not to you" + (
+        f" nor to a member of group '{os.environ['TLC_CACHE_SHARED_GROUP']}' in it"
+        if group is not None else "")
+
+
+def _mode_problem(status, group):
+    """Cache.cpp's trustedMode: writable by nobody else, or by the trusted group only."""
+    mode = status.st_mode
+    if not mode & stat.S_IWOTH and (not mode & stat.S_IWGRP
+                                    or (group is not None and status.st_gid == group)):
+        return ""
+    return f"is writable by other users (mode {mode & 0o7777:04o})" + (
+        "; for a cache its group shares, set TLC_CACHE_SHARED_GROUP to that group "
+        "(docs/team-cache.md)" if not mode & stat.S_IWOTH and group is None else "")
+
+
+def _distrust(status, group):
+    """Why a part of the cache with this stat cannot be trusted ("" if it can)."""
+    return _owner_problem(status, group) or _mode_problem(status, group)
+
+
+def _untrusted(path, why):
+    return BuildError(f"tlc.build: the cache folder '{path}' cannot be trusted: {why}; "
+                      f"tlc.build will not build or import there")
+
+
+def _share(path, group):
+    """A folder tlc.build made, the trusted group's as tlc makes its own (2770), so that the
+    group's other members can build there too."""
+    if group is None:
+        return
+    os.chown(path, -1, group)
+    os.chmod(path, (os.lstat(path).st_mode & 0o7777) | 0o2070)
+
+
+def _check_folder(path, group):
+    status = os.lstat(path)
+    if stat.S_ISLNK(status.st_mode):
+        raise _untrusted(path, "it is a symbolic link")
+    if not stat.S_ISDIR(status.st_mode):
+        raise _untrusted(path, "it is not a folder")
+    why = _distrust(status, group)
+    if why:
+        raise _untrusted(path, "it " + why)
+
+
+def _cache_folder(path, group):
+    """`path`, a folder in the cache that tlc.build makes things in, made if missing (its parent
+    checked already) and then checked."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    else:
+        _share(path, group)
+    _check_folder(path, group)
     return path
 
 
-def _write_once(path, data):
-    """Writes `path` unless it already holds `data`: a temporary and a rename, so no reader
-    ever sees it half-written."""
+def _cache_top(path, group):
+    """The cache's own folder, made if missing and then, through any link, checked as tlc checks
+    it (BuildCache::open): it and every folder above it, which must belong to this user or to
+    root and, if others may write to them, be sticky as /tmp is, so nobody else can rename it."""
+    if not os.path.lexists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        else:
+            _share(path, group)
+    real = os.path.realpath(path)
+    _check_folder(real, group)
+    above = os.path.dirname(real)
+    while True:
+        status = os.stat(above)
+        why = ("" if status.st_uid == 0 else _owner_problem(status, group)) or (
+            "" if status.st_mode & stat.S_ISVTX else _mode_problem(status, group))
+        if why:
+            raise _untrusted(real, f"'{above}' above it " + why)
+        if above == os.path.dirname(above):
+            return real
+        above = os.path.dirname(above)
+
+
+def _file_mode(group):
+    return 0o600 if group is None else 0o640
+
+
+def _write_once(path, data, mode):
+    """Writes `path` unless it already holds `data`: a temporary of its own (threads and
+    processes write at once) and a rename, so no reader ever sees it half-written. Neither
+    follows a link: the rename replaces one at `path`, and mkstemp never opens one."""
     try:
-        with open(path, "rb") as existing:
-            if existing.read() == data:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno not in (errno.ENOENT, errno.ELOOP):
+            raise
+    else:
+        with os.fdopen(fd, "rb") as existing:
+            if stat.S_ISREG(os.fstat(fd).st_mode) and existing.read() == data:
                 return
-    except FileNotFoundError:
-        pass
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "wb") as out:
-        out.write(data)
-    os.replace(temporary, path)
+    fd, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
+                                     dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as out:
+            os.fchmod(out.fileno(), mode)
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
 
 
 def _strings(name, values):
+    """A list argument's str items (a path may be os.PathLike); None is an empty list."""
+    if values is None:
+        return []
     if isinstance(values, (str, bytes, os.PathLike)):
         raise TypeError(f"tlc.build: {name} takes a list of strings, not one string")
-    return [os.fspath(value) for value in values]
+    try:
+        items = [os.fspath(value) if isinstance(value, os.PathLike) else value
+                 for value in values]
+    except TypeError:
+        raise TypeError(f"tlc.build: {name} takes a list of strings, not "
+                        f"{type(values).__name__}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"tlc.build: {name} takes a list of strings; it holds "
+                            f"{type(item).__name__} {item!r}")
+    return items
+
+
+@functools.lru_cache(maxsize=None)
+def _option_tables(tlc, identity):
+    """tlc build's own options (spellings) and nvcc's (spellings, and those of them that take a
+    value), read from `tlc build --help`, which prints both tables: whatever this tlc knows."""
+    try:
+        text = subprocess.run([tlc, "build", "--help"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=60).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.SubprocessError):
+        text = ""  # then -Xnvcc alone keeps flags from tlc's options
+    own, _, nvcc = text.partition("\nnvcc's options")
+    tlc_options, nvcc_options, nvcc_valued = set(), set(), set()
+    for match in re.finditer(r"^  (-\S+)", own, re.M):
+        tlc_options.update(match.group(1).split(","))
+    placeholder = re.compile(r"(?:\{[^}]*\}|[A-Z][A-Z_]*(?:\[=[A-Z]+\])?)(?:,\.\.\.)?\Z")
+    for match in re.finditer(r"^  (-[\w-]+(?:, -[\w-]+)*)(?: (\S+))?", nvcc, re.M):
+        spellings = match.group(1).split(", ")
+        nvcc_options.update(spellings)
+        if match.group(2) and placeholder.match(match.group(2)):
+            nvcc_valued.update(spellings)
+    return frozenset(tlc_options - nvcc_options), frozenset(nvcc_valued)
+
+
+def _nvcc_arguments(tlc, identity, flags):
+    """`flags`, nvcc's options, as tlc's -Xnvcc: tlc reads each as nvcc's (nvcc's table routes -D,
+    -I and the like to the parse too, an option the table lacks goes to nvcc as it is), never as
+    one of its own. One of tlc's own is refused here, with what to pass instead."""
+    tlc_only, nvcc_valued = _option_tables(tlc, identity)
+    index = 0
+    while index < len(flags):
+        flag = flags[index]
+        if not flag:
+            raise ValueError("tlc.build: flags= holds an empty string")
+        option = flag.split("=", 1)[0]
+        if option in tlc_only or option in ("-Xnvcc", "--Xnvcc"):
+            instead = _INSTEAD.get(option)
+            raise ValueError(f"tlc.build: flags= holds {flag!r}, an option of tlc's own, not "
+                             f"nvcc's: flags are nvcc's options (tlc build --help lists them)"
+                             + (f"; {instead}" if instead else ""))
+        index += 2 if flag in nvcc_valued else 1  # skips an option's value, '-Xcompiler -o'
+    return [f"-Xnvcc={flag}" for flag in flags]
 
 
 def _arch_arguments(arch):
@@ -84,11 +300,18 @@ def _arch_arguments(arch):
         arch = _gpu.current_arch()  # the GPU's, asked of the driver; None without one
     if arch is None:
         return [], "nvcc's default"
-    archs = [arch] if isinstance(arch, str) else list(arch)
-    arguments = []
+    if isinstance(arch, str):
+        archs = [arch]
+    elif isinstance(arch, (bytes, bytearray)):
+        raise TypeError(f"tlc.build: arch= takes a str or a list of str, not "
+                        f"{type(arch).__name__}")
+    else:
+        archs = list(arch)
     for one in archs:
-        arguments += ["--arch", str(one)]
-    return arguments, ", ".join(str(one) for one in archs)
+        if not isinstance(one, str):
+            raise TypeError(f"tlc.build: arch= takes a str or a list of str; it holds "
+                            f"{type(one).__name__} {one!r}")
+    return [f"--arch={one}" for one in archs], ", ".join(archs)
 
 
 class _Progress:
@@ -105,39 +328,59 @@ class _Progress:
 
     def _say(self):
         self._said = True
-        print(f"tlc.build: compiling {self._what} ...", file=sys.stderr, flush=True)
+        _say(f"tlc.build: compiling {self._what} ...\n")
 
     def done(self, ok):
         self._timer.cancel()
         if self._said and ok:
             elapsed = time.monotonic() - self._start
-            print(f"tlc.build: compiled {self._what} in {elapsed:.1f} s", file=sys.stderr,
-                  flush=True)
+            _say(f"tlc.build: compiled {self._what} in {elapsed:.1f} s\n")
 
 
 class _BuildLock:
     """An exclusive flock on `path` held while one process builds a folder. The holder writes its
     pid into the file, so that a waiter can say whom it waits for."""
 
-    def __init__(self, path, what):
+    def __init__(self, path, what, group):
         self._path = path
         self._what = what
+        self._group = group
         self._fd = None
 
     def __enter__(self):
-        fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # Never through a link: the file is truncated and written, a link's target would be.
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+        mode = 0o600 if self._group is None else 0o660
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fd = os.open(self._path, flags | os.O_CLOEXEC, mode)
         except OSError as error:
-            if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
-                os.close(fd)
-                raise
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
-            print(f"tlc.build: waiting for process {holder}, which is building {self._what} "
-                  f"(lock {self._path})", file=sys.stderr, flush=True)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            if error.errno == errno.ELOOP:
+                raise BuildError(f"tlc.build: the lock file '{self._path}' is a symbolic link; "
+                                 f"tlc.build will not write through it") from None
+            raise
+        try:
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
+                raise BuildError(f"tlc.build: the lock file '{self._path}' is not a regular "
+                                 f"file")
+            why = _distrust(status, self._group)
+            if why:
+                raise BuildError(f"tlc.build: the lock file '{self._path}' cannot be trusted: "
+                                 f"it {why}")
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as error:
+                if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    raise
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+                _say(f"tlc.build: waiting for process {holder}, which is building {self._what} "
+                     f"(lock {self._path})\n")
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except BaseException:
+            os.close(fd)
+            raise
         self._fd = fd
         return self
 
@@ -145,15 +388,43 @@ class _BuildLock:
         os.close(self._fd)  # releases the lock; the file stays, so no race on its removal
 
 
-def _run_tlc(argv, cwd):
+def _stop(process):
+    """Ctrl-C, or anything else that ends the call, while tlc builds: SIGINT makes tlc stop its
+    tools and remove what it made (exit 130), where SIGKILL would leave its staging folders and
+    nvcc running. A second Ctrl-C while it does makes tlc end at once, still removing them; one
+    that takes longer than _INTERRUPT_WAIT is killed."""
+    deadline = time.monotonic() + _INTERRUPT_WAIT
+    forward = True
+    while True:
+        try:
+            if forward:
+                forward = False
+                process.send_signal(signal.SIGINT)  # nothing if it has ended
+            process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+            return
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            return
+        except KeyboardInterrupt:
+            forward = True
+
+
+def _run_tlc(argv, shown):
     """Runs tlc and returns its diagnostics (stderr: warnings, and -v's commands); its stdout is
-    not this process's, which stays the caller's. Raises BuildError when it fails."""
-    completed = subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    not this process's, which stays the caller's. Raises BuildError when it fails. `shown`
+    rewrites tlc's paths into the caller's names."""
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
-    diagnostics = completed.stderr.decode("utf-8", "replace")
-    if completed.returncode != 0:
-        raise BuildError(diagnostics.rstrip() or f"tlc exited with {completed.returncode}",
-                         completed.returncode, argv)
+    try:
+        _, stderr = process.communicate()
+    except BaseException:
+        _stop(process)
+        raise
+    diagnostics = shown(stderr.decode("utf-8", "replace"))
+    if process.returncode != 0:
+        raise BuildError(diagnostics.rstrip() or f"tlc exited with {process.returncode}",
+                         process.returncode, argv)
     return diagnostics
 
 
@@ -175,6 +446,9 @@ def _check_entry(entry, manifest, source_name):
 
 
 _loaded = {}  # module name -> the SHA-256 of the library it was imported with
+# One import at a time: a thread that found another's module half-imported in sys.modules would
+# take it for an older build and build again under a new name.
+_import_lock = threading.RLock()
 
 
 def _import(folder, module_name, manifest):
@@ -206,8 +480,10 @@ def build(source=None, sources=None, name=None, arch=None, flags=(), include_dir
     name          the module's name (default: the first file's stem, or "kernels")
     arch          "sm_90a", "compute_80", a list of them, or "native"; None: the current GPU's
                   (asked of the driver, no torch needed), or nvcc's default without a GPU
-    flags         nvcc's options, as on its command line ("-O3", "-DTILE=64", "-lineinfo")
-    include_dirs  folders for #include
+    flags         nvcc's options, as on its command line ("-O3", "-DTILE=64", "-lineinfo"),
+                  passed as tlc's -Xnvcc; one of tlc's own options is a ValueError. None: none
+    include_dirs  folders for #include (None: none); relative paths here and in flags are
+                  the caller's working folder's
     entry         the name of a __global__ kernel the source must define (its C++ name,
                   launcher name or symbol); BuildError names it and lists the kernels otherwise
     cache_dir     where the built modules go (default: tlc's build cache; TLC_CACHE_DIR)
@@ -222,38 +498,74 @@ def build(source=None, sources=None, name=None, arch=None, flags=(), include_dir
                         "(a list of .cu files)")
     flags = _strings("flags", flags)
     include_dirs = [os.path.abspath(folder) for folder in _strings("include_dirs", include_dirs)]
+    for folder in include_dirs:
+        if "," in folder:
+            # nvcc splits its option lists at commas, -I's too: no spelling reaches it whole.
+            raise ValueError(f"tlc.build: include folder '{folder}' has a comma in its path, "
+                             f"which nvcc reads as a list of folders: nvcc cannot take it")
     if sources is not None:
         inputs = [os.path.abspath(path) for path in _strings("sources", sources)]
         if not inputs:
             raise TypeError("tlc.build: sources= is empty")
-        default_name = re.sub(r"\W", "_", os.path.splitext(os.path.basename(inputs[0]))[0])
+        derived_from = os.path.basename(inputs[0])
+        default_name = re.sub(r"\W", "_", os.path.splitext(derived_from)[0])
     else:
         if not isinstance(source, str):
             raise TypeError(f"tlc.build: source= takes CUDA source as a str, not "
                             f"{type(source).__name__}")
-        default_name = "kernels"
-    name = default_name if name is None else name
-    if not isinstance(name, str) or not _IDENTIFIER.match(name):
-        raise ValueError(f"tlc.build: name={name!r} is not a Python identifier")
+        try:
+            encoded = source.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(f"tlc.build: source= holds {source[error.start]!r} at index "
+                             f"{error.start}, a lone surrogate, which is no character: the "
+                             f"source cannot be written as UTF-8") from None
+        derived_from, default_name = None, "kernels"
+    if name is None:
+        name = default_name
+        if not _IDENTIFIER.match(name) or len(name) > _NAME_MAX:
+            raise ValueError(f"tlc.build: the module name {name!r}, made from "
+                             f"{derived_from}, cannot name a module (an ASCII identifier of at "
+                             f"most {_NAME_MAX} characters): pass name=")
+    elif not isinstance(name, str):
+        raise TypeError(f"tlc.build: name= takes a str, not {type(name).__name__}")
+    elif not _IDENTIFIER.match(name):
+        raise ValueError(f"tlc.build: name={name!r} is not an ASCII identifier (letters A-Z and "
+                         f"a-z, digits and _, not first a digit), which it must be: it names "
+                         f"the module's C symbols and files")
+    elif len(name) > _NAME_MAX:
+        raise ValueError(f"tlc.build: name= is {len(name)} characters long; at most "
+                         f"{_NAME_MAX}, as it names the module's files")
     arch_arguments, arch_text = _arch_arguments(arch)
     tlc = executable()
+    tlc_stat = os.stat(tlc)
+    identity = [tlc, tlc_stat.st_size, tlc_stat.st_mtime_ns]
+    nvcc_arguments = _nvcc_arguments(tlc, tuple(identity), flags)
 
-    root = _private_folder(os.path.join(os.path.abspath(cache_dir or _cache_root()), "python"))
+    group = _shared_group()
+    top = _cache_top(os.path.abspath(cache_dir or _cache_root()), group)
+    root = _cache_folder(os.path.join(top, "python"), group)
     if source is not None:
         # Content-addressed, so the same source is the same file (and path) every time: nvcc
         # hashes the compiled file's path into internal names, and tlc's cache keys it.
-        encoded = source.encode("utf-8")
-        folder = _private_folder(os.path.join(root, "sources",
-                                              hashlib.sha256(encoded).hexdigest()[:32]))
-        _write_once(os.path.join(folder, name + ".cu"), encoded)
-        inputs, cwd, source_name = [name + ".cu"], folder, name + ".cu"
-    else:
-        cwd, source_name = None, ", ".join(os.path.basename(path) for path in inputs)
+        folder = _cache_folder(os.path.join(
+            _cache_folder(os.path.join(root, "sources"), group),
+            hashlib.sha256(encoded).hexdigest()[:32]), group)
+        path = os.path.join(folder, name + ".cu")
+        _write_once(path, encoded, _file_mode(group))
+        inputs, source_name = [path], name + ".cu"
 
-    tlc_stat = os.stat(tlc)
+        def shown(text):
+            return text.replace(folder + os.sep, "")  # the file is NAME.cu to the caller
+    else:
+        source_name = ", ".join(os.path.basename(path) for path in inputs)
+
+        def shown(text):
+            return text
+
+    # tlc runs in the caller's working folder, so that relative paths in flags (-Iinc), in
+    # CUDA_HOME or TLC_CACHE_DIR mean what they mean to the caller: the key covers it.
     key = hashlib.sha256(json.dumps({
-        "format": _FORMAT, "tlc": [tlc, tlc_stat.st_size, tlc_stat.st_mtime_ns],
-        "name": name, "inputs": [os.path.join(cwd, path) if cwd else path for path in inputs],
+        "format": _FORMAT, "tlc": identity, "name": name, "inputs": inputs, "cwd": os.getcwd(),
         "arch": arch_arguments, "flags": flags, "include": include_dirs,
         "toolkit": [os.environ.get(variable) for variable in ("CUDA_PATH", "CUDA_HOME")],
     }, sort_keys=True).encode()).hexdigest()
@@ -264,28 +576,29 @@ def build(source=None, sources=None, name=None, arch=None, flags=(), include_dir
         module_name = f"{name}_{key[:12]}" + (f"_{attempt}" if attempt else "")
         out = os.path.join(root, module_name)
         argv = [tlc, "build", *inputs, "-o", out, "--python", "--name", module_name,
-                *arch_arguments, *flags]
+                *arch_arguments, *nvcc_arguments]
         for folder in include_dirs:
             argv += ["-I", folder]
         argv.append("-v" if verbose else "-q")
         if jobs:
             argv += ["-j", str(int(jobs))]
         what = f"{name} ({source_name}) for {arch_text}"
-        with _BuildLock(os.path.join(root, module_name + ".lock"), what):
+        with _BuildLock(os.path.join(root, module_name + ".lock"), what, group):
             progress = _Progress(what)
             try:
-                diagnostics = _run_tlc(argv, cwd)
+                diagnostics = _run_tlc(argv, shown)
             except BaseException:
                 progress.done(False)
                 raise
             progress.done(True)
             if diagnostics:
-                sys.stderr.write(diagnostics)  # nvcc's and tlc's warnings, -v's commands
+                _say(diagnostics)  # nvcc's and tlc's warnings, -v's commands
             with open(os.path.join(out, module_name + ".json"), encoding="utf-8") as file:
                 manifest = json.load(file)
         if entry is not None:
             _check_entry(entry, manifest, source_name)
-        module = _import(out, module_name, manifest)
+        with _import_lock:
+            module = _import(out, module_name, manifest)
         if module is not None:
             return module
         # This process imported an older build of these inputs (a header changed since): its
