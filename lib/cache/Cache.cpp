@@ -719,16 +719,21 @@ llvm::Expected<CacheStats> BuildCache::stats() const {
 
 // The first entry of `folder` (a cache folder's v1, v1-tools or v1-preamble) whose name tlc
 // never gives one there: its keys (40 hex digits, with a suffix in the preamble folder), `stats`,
-// `tmp`, and their temporaries (`.NAME.tlc-XXXX`). "" when there is none.
+// `tmp`, and their temporaries (`.NAME.tlc-XXXX`, and earlier tlc's `NAME.tmp-XXXX`), or an NFS
+// client's `.nfsXXXX` of a file removed while open. "" when there is none.
 static std::string strangerIn(const std::string& folder) {
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(folder, ec, /*follow_symlinks=*/false), end;
        it != end && !ec; it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
     llvm::StringRef stem = name;
+    if (name.starts_with(".nfs"))
+      continue;
     if (size_t temporary = stem.find(".tlc-");
         stem.starts_with(".") && temporary != llvm::StringRef::npos)
       stem = stem.slice(1, temporary);
+    else if (size_t earlier = stem.find(".tmp-"); earlier != llvm::StringRef::npos)
+      stem = stem.take_front(earlier);
     bool key = stem.size() >= 40 && llvm::all_of(stem.take_front(40), llvm::isHexDigit) &&
                (stem.size() == 40 || stem[40] == '.');
     if (!key && stem != "stats" && stem != "tmp")

@@ -165,11 +165,13 @@ llvm::Error runVerify(const VerifyOptions& options, llvm::raw_ostream& out) {
     }
   }
   unsigned extra = 0;
+  std::vector<std::string> refused;
   for (const std::string& file : unlisted) {
     if (options.allowExtra && harmlessExtra(file, listedFolders)) {
       ++extra;
       continue;
     }
+    refused.push_back(file);
     mismatches += "\n  " + file + ": not in the manifest" +
                   (options.allowExtra ? " (and not allowed by --allow-extra: " +
                                             std::string(harmlessExtra(file, {})
@@ -178,7 +180,7 @@ llvm::Error runVerify(const VerifyOptions& options, llvm::raw_ostream& out) {
                                             ")"
                                       : "");
   }
-  bool compiledPython = llvm::any_of(unlisted, [](llvm::StringRef file) {
+  bool compiledPython = llvm::any_of(refused, [](llvm::StringRef file) {
     return llvm::is_contained(
         llvm::make_range(llvm::sys::path::begin(file), llvm::sys::path::end(file)), "__pycache__");
   });

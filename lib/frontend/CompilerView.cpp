@@ -157,6 +157,7 @@ llvm::Expected<MacroValues> nvccCompilerView(const CudaToolkit& toolkit,
   Temporary registration((*folder)->path());
   RunOptions options;
   options.separateErrors = true;
+  options.timeoutSeconds = probeTimeout(); // a probe like the others (ProbeMemo.h)
   options.environment = environmentWith({"TMPDIR=" + (*folder)->path()});
   auto result = runCommand(command, options);
   if (!result)

@@ -570,19 +570,37 @@ SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value) {
     std::vector<llvm::StringRef> separate; // -o FILE
     std::vector<llvm::StringRef> prefixes; // -oFILE, -save-temps=obj, -fdump-tree-all, ...
   };
-  static const Outputs host = {
-      {"-o", "--output", "-MF", "-MT", "-MQ", "-dumpdir", "-dumpbase", "-aux-info"},
-      {"-o", "--output", "-save-temps", "--save-temps", "-MF", "-MD", "-MMD", "-dumpdir",
-       "-dumpbase", "-fdump-", "-aux-info", "-fstack-usage", "-fcallgraph-info",
-       "-fsave-optimization-record", "-foptimization-record-file", "-ftime-trace"}};
+  static const Outputs host = {{"-o", "--output", "-MF", "-MT", "-MQ", "-dumpdir", "-dumpbase",
+                                "--dumpdir", "--dumpbase", "-aux-info"},
+                               {"-o",
+                                "--output",
+                                "-save-temps",
+                                "--save-temps",
+                                "-MF",
+                                "-MD",
+                                "-MMD",
+                                "--write-dependencies",
+                                "--write-user-dependencies",
+                                "-dumpdir",
+                                "-dumpbase",
+                                "--dumpdir",
+                                "--dumpbase",
+                                "-fdump-",
+                                "-aux-info",
+                                "-fstack-usage",
+                                "-fcallgraph-info",
+                                "-fsave-optimization-record",
+                                "-foptimization-record-file",
+                                "-ftime-trace"}};
   // The host compiler's options that run or load a program: a wrapper around each of its steps,
   // a plugin (gcc's, clang's), spec files (which rewrite the commands it runs), the folder its
   // own programs (cc1, as, ld) are taken from, clang's compiler-proper options (`-Xclang -load`),
-  // and a response file (`@FILE`), whose options tlc never sees.
+  // and a response file (`@FILE`) or clang's configuration file (`--config=FILE`), whose options
+  // tlc never sees.
   static const Outputs hostPrograms = {
-      {"-wrapper", "-specs", "--specs", "-B", "--prefix", "-Xclang"},
+      {"-wrapper", "-specs", "--specs", "-B", "--prefix", "-Xclang", "--config"},
       {"-wrapper", "-fplugin", "-fpass-plugin", "-specs", "--specs", "-B", "--prefix", "-Xclang",
-       "@"}};
+       "@", "--config"}};
   // The host compiler's options that read a file as source: the parse never reads it, so none
   // of tlc's checks of what it reads (a FIFO, a device, a file changed meanwhile) stands before
   // the compiler; tlc's own -include reaches both.
@@ -605,8 +623,9 @@ SubToolOutput subToolOutput(const NvccOption& option, llvm::StringRef value) {
   llvm::StringRef rest = value;
   if (outputs == &host && rest.consume_front("-Wp,"))
     for (llvm::StringRef part : llvm::split(rest, ','))
-      if (subToolOutput(option, part).writes)
-        return {true, false, false};
+      if (SubToolOutput inner = subToolOutput(option, part);
+          inner.writes || inner.runs || inner.reads)
+        return {inner.writes, inner.runs, inner.reads, false};
   // gcc reads a `--NAME` it has no long option for as `-fNAME` (its option_map's last rule):
   // `--plugin=x.so` is `-fplugin=x.so`, `--dump-tree-all` is `-fdump-tree-all`.
   std::string asGccReadsIt =
@@ -674,6 +693,11 @@ public:
           return refuse(argument, "nvcc forwards it to the host compiler "
                                   "(-forward-unknown-to-host-compiler), which it makes run or "
                                   "load a program of its choosing; tlc runs the tools it found");
+        if (output.reads)
+          return refuse(argument, "nvcc forwards it to the host compiler "
+                                  "(-forward-unknown-to-host-compiler), which it makes read a "
+                                  "file that tlc's parse does not; give it to tlc as -include "
+                                  "FILE");
       }
       Routing.nvcc.push_back(argument.spelling);
       return llvm::Error::success();

@@ -4,6 +4,7 @@
 #include "support/Error.h"
 #include "support/Files.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -55,6 +56,32 @@ llvm::Error writeDepfile(const std::string& path, const std::string& target,
   return replaceFileIfChanged(path, text);
 }
 
+// Whether `text` has the shape writeDepfile gives a depfile: `TARGET:`, then each prerequisite
+// on a line of its own, indented by two spaces, every line but the last ending in ` \`. Make's
+// syntax alone would take a user's `TODO: fix this` or a YAML file's first line for a rule.
+static bool writtenByTlc(llvm::StringRef text) {
+  if (!text.consume_back("\n"))
+    return false;
+  llvm::SmallVector<llvm::StringRef, 16> lines;
+  text.split(lines, '\n');
+  for (size_t i = 0; i < lines.size(); ++i) {
+    llvm::StringRef line = lines[i];
+    bool last = i + 1 == lines.size();
+    if (!last && !line.consume_back(" \\"))
+      return false;
+    if (i == 0 ? !line.ends_with(":")
+               : !line.consume_front("  ") || line.empty() || line.starts_with(" ") ||
+                     line.ends_with("\\"))
+      return false;
+  }
+  auto rules = depfilePrerequisites(text.str() + "\n");
+  if (!rules) {
+    llvm::consumeError(rules.takeError());
+    return false;
+  }
+  return true;
+}
+
 llvm::Error checkDepfileReplaceable(const std::string& path) {
   if (!llvm::sys::fs::exists(path))
     return llvm::Error::success();
@@ -63,12 +90,8 @@ llvm::Error checkDepfileReplaceable(const std::string& path) {
   auto text = readFile(path, kReadLimit);
   if (!text)
     return text.takeError();
-  if (llvm::StringRef(*text).trim().empty())
+  if (llvm::StringRef(*text).trim().empty() || writtenByTlc(*text))
     return llvm::Error::success();
-  auto rules = depfilePrerequisites(*text);
-  if (rules)
-    return llvm::Error::success();
-  llvm::consumeError(rules.takeError());
   return usageError("--depfile '" + path +
                     "' exists and is not a depfile; tlc replaces only what it wrote there: name "
                     "another file");

@@ -21,7 +21,7 @@ llvm::Expected<std::string> depfilePath(const std::string& path);
 llvm::Error writeDepfile(const std::string& path, const std::string& target,
                          const std::vector<std::string>& dependencies);
 
-// Whether `--depfile` may replace `path`: missing, empty, or a depfile (what tlc writes there).
+// Whether `--depfile` may replace `path`: missing, empty, or a depfile of the shape tlc writes.
 // UsageError for a file of other contents, a user's file named by mistake (`--depfile notes.txt`),
 // which tlc never replaces.
 llvm::Error checkDepfileReplaceable(const std::string& path);

@@ -170,15 +170,15 @@ static bool isCxxOnlyKeyword(llvm::StringRef name) {
   return false;
 }
 
-// The keywords C and C++ share: a module may be named so (its C functions are NAME_*), but not
-// its namespace.
+// The keywords C and C++ share (GNU's `typeof` among them): a module may be named so (its C
+// functions are NAME_*), but not its namespace.
 static bool isSharedKeyword(llvm::StringRef name) {
   static const char* const keywords[] = {
       "auto",  "break",    "case",   "char",     "const",  "continue", "default",
       "do",    "double",   "else",   "enum",     "extern", "float",    "for",
       "goto",  "if",       "inline", "int",      "long",   "register", "return",
       "short", "signed",   "sizeof", "static",   "struct", "switch",   "typedef",
-      "union", "unsigned", "void",   "volatile", "while"};
+      "union", "unsigned", "void",   "volatile", "while",  "typeof"};
   return llvm::is_contained(keywords, name);
 }
 

@@ -104,6 +104,10 @@ void setProbeTimeout(unsigned seconds) {
   probeSeconds = seconds ? std::min(seconds, kDefaultProbeSeconds) : kDefaultProbeSeconds;
 }
 
+unsigned probeTimeout() {
+  return probeSeconds;
+}
+
 llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv, const RunOptions& options,
                                        llvm::ArrayRef<std::string> alsoDependsOn) {
   std::string memo = probeMemoFile(argv, alsoDependsOn);

@@ -32,6 +32,7 @@ llvm::Expected<CommandResult> runProbe(llvm::ArrayRef<std::string> argv,
 // --tool-timeout is shorter (setProbeTimeout, 0 leaving the default).
 constexpr unsigned kDefaultProbeSeconds = 60;
 void setProbeTimeout(unsigned seconds);
+unsigned probeTimeout();
 
 // The pieces of runProbe, for a probe that needs set-up only when it really runs: the memo's
 // file for the command ("" when there is none), what it remembers, and keeping an answer.

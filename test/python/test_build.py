@@ -112,6 +112,11 @@ class OutputTests(unittest.TestCase):
         self.assertIn("__pycache__/libevil.so: not in the manifest", result.stderr)
         shutil.rmtree(os.path.join(out, "__pycache__"))
         self.assertEqual(tlc("verify", out).returncode, 0)
+        # An empty __pycache__ beside the outputs (its .pyc removed) runs nothing: --allow-extra
+        # allows it, as any other folder there.
+        os.makedirs(os.path.join(out, "__pycache__"))
+        self.assertEqual(tlc("verify", "--allow-extra", out).returncode, 0)
+        self.assertEqual(tlc("verify", out).returncode, 1)
 
     def test_the_cache_restores_the_package(self):
         second = os.path.join(self.root, "second")

@@ -676,6 +676,21 @@ class Lock(unittest.TestCase):
             os.chown(sources, 65534, -1)
             self.assertIn(f"'{sources}' cannot be trusted: it belongs to user 65534", attempt())
 
+    def test_a_cache_others_could_write_builds_elsewhere(self):
+        # As the tlc command does: a warning, and a build that no later call finds.
+        cache = tempfile.mkdtemp(dir=SCRATCH, prefix="open-cache-")
+        os.chmod(cache, 0o777)
+        built = python(f"""
+            import tlc
+            m = tlc.build(source={SCALE + "// open cache"!r}, arch="sm_90a")
+            print(m.__file__)
+        """, TLC_CACHE_DIR=cache)
+        self.assertEqual(built.returncode, 0, built.stderr)
+        self.assertIn(f"'{cache}' cannot be trusted: it is writable by other users (mode 0777); "
+                      f"building in ", built.stderr)
+        self.assertFalse(built.stdout.startswith(cache), built.stdout)
+        self.assertNotIn("python", os.listdir(cache))  # (tlc keeps its probes/ there, private)
+
 
 class CMakePackage(unittest.TestCase):
     """find_package(tlc) with the wheel alone: tlc_DIR from tlc.cmake_dir()."""

@@ -138,9 +138,11 @@ def _distrust(status, group):
     return _owner_problem(status, group) or _mode_problem(status, group)
 
 
+_REFUSED = "; tlc.build will not build or import there"
+
+
 def _untrusted(path, why):
-    return BuildError(f"tlc.build: the cache folder '{path}' cannot be trusted: {why}; "
-                      f"tlc.build will not build or import there")
+    return BuildError(f"tlc.build: the cache folder '{path}' cannot be trusted: {why}{_REFUSED}")
 
 
 def _share(path, group):
@@ -200,6 +202,16 @@ def _cache_top(path, group):
         if above == os.path.dirname(above):
             return real
         above = os.path.dirname(above)
+
+
+_private_folder = None  # this process's folder to build in when the cache cannot be trusted
+
+
+def _private_build_folder():
+    global _private_folder
+    if _private_folder is None:
+        _private_folder = tempfile.mkdtemp(prefix="tlc-build-")
+    return _private_folder
 
 
 def _file_mode(group):
@@ -360,6 +372,10 @@ class _BuildLock:
             raise
         try:
             status = os.fstat(fd)
+            if status.st_uid == os.geteuid() and stat.S_ISREG(status.st_mode):
+                # The umask cut the group's bits off a lock the group shares.
+                os.fchmod(fd, mode)
+                status = os.fstat(fd)
             if not stat.S_ISREG(status.st_mode):
                 raise BuildError(f"tlc.build: the lock file '{self._path}' is not a regular "
                                  f"file")
@@ -414,8 +430,11 @@ def _run_tlc(argv, shown):
     """Runs tlc and returns its diagnostics (stderr: warnings, and -v's commands); its stdout is
     not this process's, which stays the caller's. Raises BuildError when it fails. `shown`
     rewrites tlc's paths into the caller's names."""
+    # tlc in a process group of its own, so that a terminal's Ctrl-C reaches Python alone, which
+    # passes it on once (_stop): a second SIGINT makes tlc end at once.
+    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
     process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+                               stderr=subprocess.PIPE, **group)
     try:
         _, stderr = process.communicate()
     except BaseException:
@@ -542,7 +561,16 @@ def build(source=None, sources=None, name=None, arch=None, flags=(), include_dir
     nvcc_arguments = _nvcc_arguments(tlc, tuple(identity), flags)
 
     group = _shared_group()
-    top = _cache_top(os.path.abspath(cache_dir or _cache_root()), group)
+    try:
+        top = _cache_top(os.path.abspath(cache_dir or _cache_root()), group)
+    except BuildError as error:
+        if cache_dir is not None:
+            raise  # the folder the caller chose
+        # As the tlc command does with a cache it cannot trust: it warns and builds without one.
+        top = _private_build_folder()
+        group = None
+        _say(f"{str(error).removesuffix(_REFUSED)}; building in '{top}' instead, which no later "
+             f"call finds\n")
     root = _cache_folder(os.path.join(top, "python"), group)
     if source is not None:
         # Content-addressed, so the same source is the same file (and path) every time: nvcc
