@@ -146,7 +146,20 @@ static int as_double(const tlc_py_where* where, PyObject* object, double* value)
   if (!PyFloat_Check(object) && !PyLong_Check(object) && !PyNumber_Check(object))
     return wrong_type(where, "a float", object);
   *value = PyFloat_AsDouble(object);
-  return *value == -1.0 && PyErr_Occurred() ? -1 : 0;
+  if (*value != -1.0 || !PyErr_Occurred())
+    return 0;
+  if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+    return -1;
+  /* An int past a double's range (10**400): said with the argument's name. Not its repr, which
+     Python refuses to write past 4300 digits. */
+  PyErr_Clear();
+  PyObject* type = tlc_py_type_name(object);
+  if (!type)
+    return -1;
+  tlc_py_argument_error(PyExc_OverflowError, where,
+                        "takes a number within a double's range; this %U is beyond it", type);
+  Py_DECREF(type);
+  return -1;
 }
 
 static int as_bool(const tlc_py_where* where, PyObject* object, bool* value) {

@@ -203,6 +203,13 @@ class PackageTests(unittest.TestCase):
                     KeyError, rf"no launcher of pykernels is named '{re.escape(missing)}', as a "
                     r"launcher or by its kernel's C\+\+ name"):
                 get(missing)
+        # A literal past Python's digit limit names no kernel; a name is a str.
+        with self.assertRaisesRegex(KeyError, r"no launcher of pykernels is named 'axpy<1111"):
+            get("axpy<" + "1" * 5000 + ">")
+        for wrong in (None, b"axpy<float>", 3):
+            with self.subTest(wrong=wrong), self.assertRaisesRegex(
+                    TypeError, r"pykernels.tlc.get takes a launcher's name as a str, not "):
+                get(wrong)
 
     def test_stubs_type_get_by_cxx_name(self):
         stubs = self.stubs("__init__.pyi").body
@@ -318,6 +325,9 @@ class ArgumentErrorTests(unittest.TestCase):
             (8, 1 << 64, r"'u64' .* out of range \(0..18446744073709551615\)"),
             (8, -1, r"'u64' .* = -1 is out of range"),
             (9, 1e39, r"'f32' \(float\) = 1e\+39 is beyond float32's range"),
+            (9, 10**400, r"'f32' \(float\) takes a number within a double's range; this int is "
+                         r"beyond it"),
+            (9, 10**5000, r"'f32' \(float\) takes a number within a double's range"),
         ]:
             arguments = list(values)
             arguments[index] = value

@@ -47,6 +47,9 @@ def get(name):
     with any spacing, ``unsigned`` or ``unsigned int`` (any order of the integer keywords), and
     integer arguments with or without suffixes (``4`` for ``4U``). A launcher's own name wins.
     KeyError when it names no launcher, or several (overloads: use the launcher's name)."""
+    if not isinstance(name, str):
+        raise TypeError(f"{_ext.module_name}.tlc.get takes a launcher's name as a str, not "
+                        f"{type(name).__name__}")
     launcher = _ext.launchers.get(name)
     if launcher is not None:
         return launcher
@@ -106,7 +109,11 @@ def _cxx_key(spelling):
             continue
         literal = _INTEGER_LITERAL.fullmatch(token)
         if literal:
-            words.append(str(int(literal.group(1).replace("'", ""), 0)))
+            digits = literal.group(1).replace("'", "")
+            try:
+                words.append(str(int(digits, 0)))
+            except ValueError:  # past Python's 4300 digits: no kernel's argument, kept as is
+                words.append(digits)
         elif token == "::" and (not words or not (_is_word(words[-1]) or words[-1] == ">")):
             pass  # the global namespace: ::nn::fill is nn::fill
         else:

@@ -4,6 +4,7 @@
 // assembler and interpreter then read back exactly the input, and the code after the comments
 // still compiles. The templates paste raw text ({{{...}}}) only for the fields listed here.
 #include "render/Literals.h"
+#include "render/ModuleApi.h"
 
 #include "TestSupport.h"
 
@@ -197,7 +198,11 @@ TEST_CASE("templates paste raw text only from tlc's own tables", "[render]") {
       "variant_literal",      // 0, 'a' or 'f' (render/LauncherView.cpp, targetEntry)
       "py.accepts",           // TLC_PY_ACCEPTS(...) of tlc's dtype table
       "python.stub_doc",      // pythonDocstringText: escaped, line breaks kept
+      "doc",                  // moduleApi()'s descriptions (render/ModuleApi.cpp), checked below
   };
+  // They go in /* */ comments of NAME.h: as plain text, with quotes, and none ending one.
+  for (const tlc::ModuleApiFunction& function : tlc::moduleApi())
+    CHECK(llvm::StringRef(function.doc).find("*/") == llvm::StringRef::npos);
   std::set<std::string> found;
   std::error_code ec;
   std::string dir = std::string(TLC_SOURCE_DIR) + "/templates";
