@@ -165,15 +165,20 @@ def _check_folder(path, group):
         raise _untrusted(path, "it " + why)
 
 
-def _cache_folder(path, group):
-    """`path`, a folder in the cache that tlc.build makes things in, made if missing (its parent
-    checked already) and then checked."""
+def _make_folder(path, group):
+    """`path` made, the group's where the cache is shared; nothing if it exists already."""
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
         pass
     else:
         _share(path, group)
+
+
+def _cache_folder(path, group):
+    """`path`, a folder in the cache that tlc.build makes things in, made if missing (its parent
+    checked already) and then checked."""
+    _make_folder(path, group)
     _check_folder(path, group)
     return path
 
@@ -184,12 +189,7 @@ def _cache_top(path, group):
     root and, if others may write to them, be sticky as /tmp is, so nobody else can rename it."""
     if not os.path.lexists(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            pass
-        else:
-            _share(path, group)
+        _make_folder(path, group)
     real = os.path.realpath(path)
     _check_folder(real, group)
     above = os.path.dirname(real)
