@@ -685,19 +685,17 @@ public:
     if (!argument.known()) {
       if (ForwardsUnknown && llvm::StringRef(argument.spelling).starts_with("-")) {
         SubToolOutput output = subToolOutput(*findNvccOption("-Xcompiler"), argument.spelling);
-        if (output.writes)
-          return refuse(argument, "nvcc forwards it to the host compiler "
-                                  "(-forward-unknown-to-host-compiler), which it makes write a "
-                                  "file of its choosing; tlc chooses where tools write");
-        if (output.runs)
-          return refuse(argument, "nvcc forwards it to the host compiler "
-                                  "(-forward-unknown-to-host-compiler), which it makes run or "
-                                  "load a program of its choosing; tlc runs the tools it found");
-        if (output.reads)
-          return refuse(argument, "nvcc forwards it to the host compiler "
-                                  "(-forward-unknown-to-host-compiler), which it makes read a "
-                                  "file that tlc's parse does not; give it to tlc as -include "
-                                  "FILE");
+        const char* makes =
+            output.writes ? "write a file of its choosing; tlc chooses where tools write"
+            : output.runs ? "run or load a program of its choosing; tlc runs the tools it found"
+            : output.reads
+                ? "read a file that tlc's parse does not; give it to tlc as -include FILE"
+                : nullptr;
+        if (makes)
+          return refuse(argument, std::string("nvcc forwards it to the host compiler "
+                                              "(-forward-unknown-to-host-compiler), which it "
+                                              "makes ") +
+                                      makes);
       }
       Routing.nvcc.push_back(argument.spelling);
       return llvm::Error::success();
