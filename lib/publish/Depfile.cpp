@@ -58,7 +58,8 @@ llvm::Error writeDepfile(const std::string& path, const std::string& target,
 
 // Whether `text` has the shape writeDepfile gives a depfile: `TARGET:`, then each prerequisite
 // on a line of its own, indented by two spaces, every line but the last ending in ` \`. Make's
-// syntax alone would take a user's `TODO: fix this` or a YAML file's first line for a rule.
+// syntax alone would take a user's `Reminder: call the vendor` or a YAML file's first line for a
+// rule.
 static bool writtenByTlc(llvm::StringRef text) {
   if (!text.consume_back("\n"))
     return false;
